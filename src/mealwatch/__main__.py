@@ -1,0 +1,5 @@
+import sys
+
+from mealwatch.cli import main
+
+sys.exit(main())

