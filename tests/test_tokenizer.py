@@ -1,0 +1,59 @@
+"""WordPiece through the `tokenizers` library, with the map back to words and characters."""
+import shutil
+
+import pytest
+import transformers
+
+from mealwatch import Tokenizer
+from mealwatch.transformer import bundled_model_dir
+
+
+def test_word_alignment(tokenizer):
+    text = "Khichdi me keede the!"
+    b = tokenizer([text])
+    assert b.tokens[0] == ["[CLS]", "k", "##hic", "##hdi", "me", "ke", "##ede", "the", "!", "[SEP]"]
+    assert b.word_ids[0] == [None, 0, 0, 0, 1, 2, 2, 3, 4, None]
+    assert b.words[0] == ["Khichdi", "me", "keede", "the", "!"]
+    assert [text[s:e] for s, e in b.word_spans[0]] == b.words[0]
+
+
+def test_padding_to_longest_and_masks(tokenizer):
+    b = tokenizer(["worms", "the dal was sour today"])
+    assert b.input_ids.shape == (2, 7)
+    assert b.attention_mask.tolist() == [[1, 1, 1, 0, 0, 0, 0], [1] * 7]
+    assert b.input_ids[0, 3:].tolist() == [tokenizer.pad_token_id] * 4
+    assert b.truncated == [False, False]
+
+
+def test_truncation_is_flagged_not_silent(tokenizer):
+    b = tokenizer(["roti " * 300], max_length=64)
+    assert b.input_ids.shape == (1, 64) and b.truncated == [True]
+    assert b.tokens[0][-1] == "[SEP]"
+
+
+def test_same_ids_as_transformers(tokenizer):
+    texts = ["The meal was served without dal because it was spoiled.", "MDM me ANDA nahi mila!!", "naïve café"]
+    ref = transformers.BertTokenizerFast.from_pretrained(bundled_model_dir())(texts, padding=True)
+    b = tokenizer(texts)
+    assert b.input_ids.tolist() == ref["input_ids"]
+    assert b.attention_mask.tolist() == ref["attention_mask"]
+
+
+def test_vocab_txt_only_folder_tokenizes_the_same(tmp_path, tokenizer):
+    shutil.copy(bundled_model_dir() / "vocab.txt", tmp_path / "vocab.txt")
+    from_vocab = Tokenizer.from_pretrained(tmp_path)
+    texts = ["Worms in the KHICHDI, again?!", "chawal kaccha tha"]
+    assert from_vocab(texts).input_ids.tolist() == tokenizer(texts).input_ids.tolist()
+    assert from_vocab(texts).words == tokenizer(texts).words
+
+
+def test_save_and_reload(tmp_path, tokenizer):
+    tokenizer.save(tmp_path)
+    again = Tokenizer.from_pretrained(tmp_path)
+    assert again("dal me keeda").input_ids.tolist() == tokenizer("dal me keeda").input_ids.tolist()
+
+
+def test_damaged_tokenizer_json(tmp_path):
+    (tmp_path / "tokenizer.json").write_text("{broken")
+    with pytest.raises(ValueError, match="tokenizer.json cannot be read"):
+        Tokenizer.from_pretrained(tmp_path)
