@@ -1,0 +1,438 @@
+"""Reading and validating complaint files (CSV or JSONL), and seeded, stratified splits.
+
+A complaint file holds one text and its labels per row. Every problem found while reading
+raises ``DataError`` naming the file, the line (as a text editor numbers it; a CSV header is
+line 1) and what was expected. Nothing is dropped: rows whose text repeats another's are
+kept, listed in ``Dataset.duplicates`` and reported with a warning.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import unicodedata
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+__all__ = [
+    "DataError",
+    "Dataset",
+    "Example",
+    "bundled_data_dir",
+    "normalize_text",
+    "read_dataset",
+    "read_splits",
+    "stratified_split",
+]
+
+SPLIT_NAMES = ("train", "validation", "test")
+SUFFIXES = (".csv", ".jsonl")
+
+
+class DataError(ValueError):
+    """A complaint file that cannot be used as it is; the message names the file, the line and what was expected."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """One complaint: its text, its labels, and the line of the file it starts on."""
+
+    text: str
+    labels: tuple[str, ...]
+    line: int
+
+
+@dataclass
+class Dataset:
+    """Examples sharing one label set; ``duplicates`` holds (first line, repeated line) pairs of identical texts."""
+
+    examples: list[Example]
+    label_set: list[str]
+    multi_label: bool
+    path: Path | None = None
+    duplicates: list[tuple[int, int]] = field(default_factory=list)
+
+    @classmethod
+    def from_examples(
+        cls, examples: Sequence[Example], label_set: Sequence[str], multi_label: bool, path: Path | None = None
+    ) -> "Dataset":
+        """A dataset of ``examples`` (a split of another one), with its duplicates found again."""
+        return cls(list(examples), list(label_set), multi_label, path, find_duplicates(examples))
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+    @property
+    def texts(self) -> list[str]:
+        return [e.text for e in self.examples]
+
+    def targets(self) -> np.ndarray:
+        """(N, L) 0/1 ints in ``label_set`` order if multi-label, else (N,) label indices."""
+        index = {label: i for i, label in enumerate(self.label_set)}
+        if not self.multi_label:
+            return np.array([index[e.labels[0]] for e in self.examples], dtype=np.int64)
+        out = np.zeros((len(self.examples), len(self.label_set)), dtype=np.int64)
+        for row, e in enumerate(self.examples):
+            out[row, [index[label] for label in e.labels]] = 1
+        return out
+
+    def label_counts(self) -> dict[str, int]:
+        """Number of examples carrying each label, in ``label_set`` order (0 for absent labels)."""
+        counts = Counter(label for e in self.examples for label in e.labels)
+        return {label: counts[label] for label in self.label_set}
+
+
+def normalize_text(text: str) -> str:
+    """Lower-cased text with punctuation removed and runs of white space collapsed to one space."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = "".join(" " if unicodedata.category(c).startswith("P") else c for c in text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def find_duplicates(examples: Sequence[Example]) -> list[tuple[int, int]]:
+    """(line of first occurrence, line of repeat) for every example whose text exactly repeats an earlier one."""
+    first: dict[str, int] = {}
+    pairs = []
+    for e in examples:
+        if e.text in first:
+            pairs.append((first[e.text], e.line))
+        else:
+            first[e.text] = e.line
+    return pairs
+
+
+# ---------------------------------------------------------------------------- reading one file
+
+
+@dataclass
+class _Row:
+    """A row as read, before the label set is known."""
+
+    text: Any
+    labels: Any
+    line: int
+
+
+def read_dataset(
+    path: str | Path,
+    *,
+    text_column: str = "text",
+    labels_column: str = "labels",
+    label_set: Sequence[str] | None = None,
+    separator: str = ";",
+    multi_label: bool | None = None,
+) -> Dataset:
+    """Read a CSV (header row, labels joined by ``separator``) or JSONL file of complaints.
+
+    In JSONL each line is an object; its labels are a list of strings or one string (split on
+    ``separator``). ``label_set`` None takes the sorted labels found; ``multi_label`` None is
+    True when any row carries more than one label. Raises ``DataError`` on any problem.
+    """
+    path = Path(path)
+    if not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        raise DataError(f"{path} {what}: expected a .csv or .jsonl complaint file")
+    if path.suffix.lower() not in SUFFIXES:
+        raise DataError(f"{path}: unknown file type {path.suffix!r}; expected a .csv or .jsonl file")
+    text = _read_utf8(path)
+    if path.suffix.lower() == ".csv":
+        rows = _csv_rows(path, text, text_column, labels_column)
+    else:
+        rows = _jsonl_rows(path, text, text_column, labels_column)
+    if not rows:
+        raise DataError(f"{path}: no examples; expected at least one row with a text and its labels")
+
+    parsed = [(_check_text(path, r, text_column), _split_labels(path, r, labels_column, separator), r.line) for r in rows]
+    if label_set is None:
+        label_set = sorted({label for _, labels, _ in parsed for label in labels})
+    label_set = list(label_set)
+    known = set(label_set)
+    if multi_label is None:
+        multi_label = any(len(labels) > 1 for _, labels, _ in parsed)
+    order = {label: i for i, label in enumerate(label_set)}
+    examples = []
+    for text_value, labels, line in parsed:
+        unknown = [label for label in labels if label not in known]
+        if unknown:
+            raise DataError(
+                f"{path}, line {line}: unknown label {unknown[0]!r}; valid labels are: {', '.join(label_set)}"
+            )
+        if not multi_label and len(labels) > 1:
+            raise DataError(
+                f"{path}, line {line}: {len(labels)} labels ({separator.join(labels)}) in a single-label dataset; "
+                "expected exactly one label per row"
+            )
+        examples.append(Example(text_value, tuple(sorted(labels, key=order.__getitem__)), line))
+
+    dataset = Dataset.from_examples(examples, label_set, multi_label, path)
+    if dataset.duplicates:
+        shown = ", ".join(f"{a}={b}" for a, b in dataset.duplicates[:5])
+        more = f" and {len(dataset.duplicates) - 5} more" if len(dataset.duplicates) > 5 else ""
+        warnings.warn(
+            f"{path}: {len(dataset.duplicates)} rows repeat an earlier row's text exactly "
+            f"(lines {shown}{more}); they are kept",
+            stacklevel=2,
+        )
+    return dataset
+
+
+def _read_utf8(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")  # a leading byte-order mark is dropped
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise DataError(
+            f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at byte offset {e.start}); "
+            "save the file as UTF-8"
+        ) from None
+
+
+def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> list[_Row]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise DataError(f"{path}: empty file; expected a header row with columns {text_column!r} and {labels_column!r}")
+        header = [name.strip() for name in header]
+        for column in (text_column, labels_column):
+            if column not in header:
+                raise DataError(f"{path}, line 1: no column {column!r}; columns found: {', '.join(header)}")
+        i_text, i_labels = header.index(text_column), header.index(labels_column)
+        rows = []
+        last_line = reader.line_num
+        for record in reader:
+            line = last_line + 1  # where this record starts (a quoted field may span lines)
+            last_line = reader.line_num
+            if not record or (len(record) == 1 and not record[0].strip() and len(header) > 1):
+                continue  # a blank line carries no data
+            if len(record) != len(header):
+                raise DataError(
+                    f"{path}, line {line}: {len(record)} fields, expected {len(header)} ({', '.join(header)}); "
+                    "quote a text that contains commas"
+                )
+            rows.append(_Row(record[i_text], record[i_labels], line))
+    except csv.Error as e:
+        raise DataError(f"{path}, line {reader.line_num}: malformed CSV ({e})") from None
+    return rows
+
+
+def _jsonl_rows(path: Path, text: str, text_column: str, labels_column: str) -> list[_Row]:
+    rows = []
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}, line {line}: malformed JSON ({e.msg} at column {e.colno})") from None
+        if not isinstance(obj, dict):
+            raise DataError(
+                f"{path}, line {line}: expected a JSON object like "
+                f'{{"{text_column}": "...", "{labels_column}": [...]}}, found {type(obj).__name__}'
+            )
+        for key in (text_column, labels_column):
+            if key not in obj:
+                raise DataError(f"{path}, line {line}: no key {key!r}; keys found: {', '.join(obj) or 'none'}")
+        rows.append(_Row(obj[text_column], obj[labels_column], line))
+    return rows
+
+
+def _check_text(path: Path, row: _Row, column: str) -> str:
+    if not isinstance(row.text, str):
+        raise DataError(f"{path}, line {row.line}: {column!r} must be a string, found {type(row.text).__name__}")
+    if not row.text.strip():
+        raise DataError(f"{path}, line {row.line}: empty text in {column!r}; expected the complaint's text")
+    return row.text.strip()
+
+
+def _split_labels(path: Path, row: _Row, column: str, separator: str) -> list[str]:
+    value = row.labels
+    if isinstance(value, str):
+        pieces = value.split(separator)
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        pieces = value
+    else:
+        raise DataError(
+            f"{path}, line {row.line}: {column!r} must be a list of label strings or a string, found {value!r}"
+        )
+    labels = list(dict.fromkeys(p.strip() for p in pieces if p.strip()))  # unique, in the order given
+    if not labels:
+        raise DataError(
+            f"{path}, line {row.line}: no labels in {column!r}; expected one or more labels joined by {separator!r}"
+        )
+    return labels
+
+
+# ---------------------------------------------------------------------------- splits
+
+
+def stratified_split(examples: Sequence[Example], fractions: Sequence[float], seed: int) -> list[list[Example]]:
+    """Split ``examples`` into parts of the given fractions, stratified by label, in a seeded way.
+
+    The result depends on the set of examples, not their order (they are sorted by normalised
+    text first). A multi-label row is stratified on its rarest label; labels too rare to
+    stratify are pooled. Afterwards a part lacking a label receives (in exchange for one of
+    its own rows) an example from a part holding two or more, so every label with enough
+    examples reaches every part.
+    """
+    if not fractions or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-6:
+        raise ValueError(f"fractions must be non-negative and sum to 1, not {list(fractions)}")
+    ordered = sorted(examples, key=lambda e: (normalize_text(e.text), e.text, e.labels, e.line))
+    counts = Counter(label for e in ordered for label in e.labels)
+    strata = [min(e.labels, key=lambda label: (counts[label], label)) for e in ordered]
+    sizes = _part_sizes(len(ordered), fractions)
+    parts: list[list[int]] = []
+    rest = list(range(len(ordered)))
+    for i, size in enumerate(sizes[:-1]):
+        if size in (0, len(rest)):
+            taken, rest = rest[:size], rest[size:]
+        else:
+            taken, rest = _split_indices(rest, size, [strata[j] for j in rest], seed + i)
+        parts.append(taken)
+    parts.append(rest)
+    _spread_labels(parts, ordered)
+    return [[ordered[j] for j in sorted(part)] for part in parts]
+
+
+def _part_sizes(n: int, fractions: Sequence[float]) -> list[int]:
+    """Whole part sizes summing to ``n``, by largest remainder."""
+    raw = [f * n for f in fractions]
+    sizes = [int(r) for r in raw]
+    by_remainder = sorted(range(len(raw)), key=lambda i: (sizes[i] - raw[i], i))
+    for i in by_remainder[: n - sum(sizes)]:
+        sizes[i] += 1
+    return sizes
+
+
+def _split_indices(indices: list[int], size: int, strata: list[str], seed: int) -> tuple[list[int], list[int]]:
+    """``size`` of ``indices`` and the rest, stratified when scikit-learn can (rare strata pooled)."""
+    counts = Counter(strata)
+    pooled = ["\0rare" if counts[s] < 2 else s for s in strata]
+    if pooled.count("\0rare") == 1:  # a pool of one cannot be stratified either: join the largest stratum
+        pooled[pooled.index("\0rare")] = counts.most_common(1)[0][0]
+    sizes = {"train_size": size, "test_size": len(indices) - size, "random_state": seed}
+    try:
+        taken, rest = train_test_split(indices, stratify=pooled, **sizes)
+    except ValueError:  # more strata than rows in a part: a plain seeded shuffle, repaired afterwards
+        taken, rest = train_test_split(indices, **sizes)
+    return list(taken), list(rest)
+
+
+def _spread_labels(parts: list[list[int]], examples: list[Example]) -> None:
+    """Give each part every label it lacks, from a part with two or more, swapping a row back."""
+
+    def count(part: list[int]) -> Counter:
+        return Counter(label for j in part for label in examples[j].labels)
+
+    labels = sorted({label for e in examples for label in e.labels})
+    for p, part in enumerate(parts):
+        for label in labels:
+            if not part or count(part)[label]:
+                continue
+            donors = [d for d in range(len(parts)) if d != p and count(parts[d])[label] >= 2]
+            if not donors:
+                continue  # too rare to reach this part without taking it from another
+            d = max(donors, key=lambda d: (count(parts[d])[label], -d))
+            have = count(parts[d])
+            movable = [j for j in parts[d] if label in examples[j].labels and all(have[x] >= 2 for x in examples[j].labels)]
+            if not movable:
+                continue
+            moved = movable[0]
+            parts[d].remove(moved)
+            part.append(moved)
+            have = count(part)
+            back = [j for j in part if j != moved and all(have[x] >= 2 for x in examples[j].labels)]
+            if back:  # keep the part sizes: send back the row whose labels this part has most of
+                returned = max(back, key=lambda j: (min(have[x] for x in examples[j].labels), -j))
+                part.remove(returned)
+                parts[d].append(returned)
+
+
+def bundled_data_dir() -> Path:
+    """The bundled complaint dataset's folder (data/complaints in the source tree)."""
+    return Path(__file__).resolve().parents[2] / "data" / "complaints"
+
+
+def read_splits(path: str | Path | None = None, *, seed: int = 0, **read_kwargs: Any) -> dict[str, Dataset]:
+    """Train, validation and (if there is one) test datasets sharing one label set.
+
+    ``path`` None is the bundled dataset (labels ``mealwatch.labels.LABELS``); a folder holds
+    train/validation/test .csv or .jsonl files (validation missing: 15 % of train is carved
+    off; test is optional); one file is split 70/15/15. Splits we carve are seeded and
+    stratified. ``read_kwargs`` go to ``read_dataset``.
+    """
+    if path is None:
+        folder = bundled_data_dir()
+        if not _split_file(folder, "train"):
+            raise DataError(
+                f"the bundled dataset is not at {folder} (an installed copy has no data folder); "
+                "pass --data PATH with your own train/validation/test files"
+            )
+        from .labels import LABELS
+
+        read_kwargs.setdefault("label_set", list(LABELS))
+        path = folder
+    path = Path(path)
+    if path.is_dir():
+        return _read_folder(path, seed, read_kwargs)
+    whole = read_dataset(path, **read_kwargs)
+    parts = stratified_split(whole.examples, (0.70, 0.15, 0.15), seed)
+    splits = {name: Dataset.from_examples(p, whole.label_set, whole.multi_label, path) for name, p in zip(SPLIT_NAMES, parts)}
+    _warn_missing_labels(splits, carved=("validation", "test"))
+    return splits
+
+
+def _split_file(folder: Path, name: str) -> Path | None:
+    found = [folder / f"{name}{suffix}" for suffix in SUFFIXES if (folder / f"{name}{suffix}").is_file()]
+    if len(found) > 1:
+        raise DataError(f"{folder}: both {found[0].name} and {found[1].name}; keep only one {name} file")
+    return found[0] if found else None
+
+
+def _read_folder(folder: Path, seed: int, read_kwargs: dict[str, Any]) -> dict[str, Dataset]:
+    train_file = _split_file(folder, "train")
+    if train_file is None:
+        raise DataError(f"{folder}: no train.csv or train.jsonl; expected train, validation and test files there")
+    train = read_dataset(train_file, **read_kwargs)
+    others = {**read_kwargs, "label_set": train.label_set, "multi_label": train.multi_label}
+    splits = {"train": train}
+    carved: tuple[str, ...] = ()
+    validation_file = _split_file(folder, "validation")
+    if validation_file is None:
+        kept, held_out = stratified_split(train.examples, (0.85, 0.15), seed)
+        splits["train"] = Dataset.from_examples(kept, train.label_set, train.multi_label, train_file)
+        splits["validation"] = Dataset.from_examples(held_out, train.label_set, train.multi_label, train_file)
+        carved = ("validation",)
+    else:
+        splits["validation"] = read_dataset(validation_file, **others)
+    test_file = _split_file(folder, "test")
+    if test_file is not None:
+        splits["test"] = read_dataset(test_file, **others)
+    in_train = {label for label, n in train.label_counts().items() if n}
+    for name, split in splits.items():
+        missing = [label for label, n in split.label_counts().items() if label in in_train and n == 0]
+        if missing and name not in carved and name != "train":
+            raise DataError(
+                f"{split.path}: no example of {', '.join(missing)} (present in {train_file.name}); "
+                "every split needs at least one example of each training label"
+            )
+    _warn_missing_labels(splits, carved=carved)
+    return splits
+
+
+def _warn_missing_labels(splits: dict[str, Dataset], carved: Sequence[str]) -> None:
+    """Warn about labels absent from a split (too rare to reach every part of a split we carved)."""
+    for name, split in splits.items():
+        missing = [label for label, n in split.label_counts().items() if n == 0]
+        if missing:
+            origin = f" (carved from {split.path.name})" if name in carved and split.path else ""
+            warnings.warn(f"{name} split{origin} has no example of: {', '.join(missing)}", stacklevel=3)
