@@ -1,0 +1,269 @@
+"""Evaluation reports: scikit-learn metrics, a bootstrap interval for macro-F1, and matplotlib plots.
+
+Targets and predictions come as ``Dataset.targets()`` does: (N, L) 0/1 for multi-label,
+(N,) label indices for single-label — or as label names per row, which are encoded first.
+Macro and weighted averages run over the whole label set; a label with no example and no
+prediction scores 0 (``zero_division=0``), and its support of 0 shows in ``per_label``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.metrics import (
+    accuracy_score,
+    confusion_matrix,
+    f1_score,
+    multilabel_confusion_matrix,
+    precision_recall_fscore_support,
+)
+
+
+@dataclass
+class EvaluationReport:
+    """Metrics of predictions against the truth on one labelled set."""
+
+    labels: list[str]
+    multi_label: bool
+    n: int
+    macro_f1: float
+    micro_f1: float
+    weighted_f1: float
+    samples_f1: float | None  # mean per-row F1 (multi-label only)
+    subset_accuracy: float  # rows with exactly the right label set (= accuracy for single-label)
+    per_label: dict[str, dict[str, float]]  # label -> precision, recall, f1, support
+    macro_f1_ci: tuple[float, float] | None  # 95 % bootstrap interval; None when bootstrap=0
+    confusion: list  # (L, L) counts, rows true and columns predicted; multi-label: L of [[tn, fp], [fn, tp]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict of every field."""
+        d = asdict(self)
+        d["macro_f1_ci"] = list(self.macro_f1_ci) if self.macro_f1_ci is not None else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "EvaluationReport":
+        """The inverse of ``to_dict`` (as read back from metrics.json)."""
+        d = dict(d)
+        if d.get("macro_f1_ci") is not None:
+            d["macro_f1_ci"] = tuple(d["macro_f1_ci"])
+        return cls(**d)
+
+
+def encode_labels(rows: Sequence[Sequence[str]] | Sequence[str], labels: Sequence[str], multi_label: bool) -> np.ndarray:
+    """Label names per row -> (N, L) 0/1 (multi-label) or (N,) indices (single-label: one name or a one-name list)."""
+    index = {label: i for i, label in enumerate(labels)}
+    rows = [[row] if isinstance(row, str) else list(row) for row in rows]
+    unknown = sorted({label for row in rows for label in row if label not in index})
+    if unknown:
+        raise ValueError(f"unknown labels {unknown}; expected some of {list(labels)}")
+    if not multi_label:
+        if any(len(row) != 1 for row in rows):
+            raise ValueError("single-label evaluation needs exactly one label per row")
+        return np.array([index[row[0]] for row in rows], dtype=np.int64)
+    out = np.zeros((len(rows), len(labels)), dtype=np.int64)
+    for r, row in enumerate(rows):
+        out[r, [index[label] for label in row]] = 1
+    return out
+
+
+def _as_targets(y: Any, labels: Sequence[str], multi_label: bool) -> np.ndarray:
+    """Arrays pass through; rows of label names are encoded."""
+    if isinstance(y, np.ndarray):
+        return y.astype(np.int64)
+    y = list(y)
+    first = y[0] if y else None
+    if isinstance(first, str) or (isinstance(first, Sequence) and first and isinstance(first[0], str)):
+        return encode_labels(y, labels, multi_label)
+    return np.asarray(y, dtype=np.int64)
+
+
+def evaluate_predictions(
+    y_true: Any,
+    y_pred: Any,
+    labels: Sequence[str],
+    multi_label: bool,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> EvaluationReport:
+    """Per-label and averaged precision, recall and F1, accuracy, confusion counts, and a macro-F1 interval."""
+    labels = list(labels)
+    y_true, y_pred = _as_targets(y_true, labels, multi_label), _as_targets(y_pred, labels, multi_label)
+    if y_true.shape != y_pred.shape or len(y_true) == 0:
+        raise ValueError(f"y_true {y_true.shape} and y_pred {y_pred.shape} must have the same, non-empty shape")
+    ids = list(range(len(labels)))
+    precision, recall, f1, support = precision_recall_fscore_support(y_true, y_pred, labels=ids, zero_division=0)
+    per_label = {
+        label: {"precision": float(precision[i]), "recall": float(recall[i]), "f1": float(f1[i]), "support": int(support[i])}
+        for i, label in enumerate(labels)
+    }
+
+    def f1_avg(average: str, t: np.ndarray = y_true, p: np.ndarray = y_pred) -> float:
+        return float(f1_score(t, p, labels=ids, average=average, zero_division=0))
+
+    if multi_label:
+        confusion = multilabel_confusion_matrix(y_true, y_pred, labels=ids).tolist()  # (L, 2, 2)
+    else:
+        confusion = confusion_matrix(y_true, y_pred, labels=ids).tolist()  # (L, L)
+    ci = None
+    if bootstrap > 0:
+        rng = np.random.default_rng(seed)
+        scores = []
+        for _ in range(bootstrap):
+            rows = rng.integers(0, len(y_true), len(y_true))  # resample rows with replacement
+            scores.append(f1_avg("macro", y_true[rows], y_pred[rows]))
+        ci = (float(np.percentile(scores, 2.5)), float(np.percentile(scores, 97.5)))
+    return EvaluationReport(
+        labels=labels,
+        multi_label=multi_label,
+        n=int(len(y_true)),
+        macro_f1=f1_avg("macro"),
+        micro_f1=f1_avg("micro"),
+        weighted_f1=f1_avg("weighted"),
+        samples_f1=f1_avg("samples") if multi_label else None,
+        subset_accuracy=float(accuracy_score(y_true, y_pred)),
+        per_label=per_label,
+        macro_f1_ci=ci,
+        confusion=confusion,
+    )
+
+
+# ---------------------------------------------------------------------------- text
+
+
+def _averages(report: EvaluationReport) -> list[tuple[str, float]]:
+    rows = [("macro-F1", report.macro_f1), ("micro-F1", report.micro_f1), ("weighted-F1", report.weighted_f1)]
+    if report.samples_f1 is not None:
+        rows.append(("samples-F1", report.samples_f1))
+    rows.append(("subset accuracy" if report.multi_label else "accuracy", report.subset_accuracy))
+    return rows
+
+
+def _interval(report: EvaluationReport) -> str:
+    if report.macro_f1_ci is None:
+        return ""
+    lo, hi = report.macro_f1_ci
+    return f"macro-F1 95 % bootstrap interval: {lo:.3f} – {hi:.3f}"
+
+
+def format_report(report: EvaluationReport) -> str:
+    """A plain-text table for the terminal."""
+    width = max(len("label"), *(len(label) for label in report.labels))
+    kind = "multi-label" if report.multi_label else "single-label"
+    lines = [f"{report.n} texts, {len(report.labels)} labels ({kind})", ""]
+    lines.append(f"{'label':<{width}}  precision  recall     f1  support")
+    for label, m in report.per_label.items():
+        lines.append(f"{label:<{width}}  {m['precision']:9.3f}  {m['recall']:6.3f}  {m['f1']:5.3f}  {m['support']:7d}")
+    lines.append("")
+    lines += [f"{name:<16} {value:.3f}" for name, value in _averages(report)]
+    if report.macro_f1_ci is not None:
+        lines.append(_interval(report))
+    return "\n".join(lines)
+
+
+def report_markdown(report: EvaluationReport, title: str = "Evaluation") -> str:
+    """The report as markdown: a table per label, the averages and the interval."""
+    kind = "multi-label" if report.multi_label else "single-label"
+    lines = [f"# {title}", "", f"{report.n} texts, {len(report.labels)} labels ({kind}).", ""]
+    lines += ["| label | precision | recall | F1 | support |", "|---|---:|---:|---:|---:|"]
+    for label, m in report.per_label.items():
+        lines.append(f"| {label} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | {m['support']} |")
+    lines += ["", "| average | value |", "|---|---:|"]
+    lines += [f"| {name} | {value:.3f} |" for name, value in _averages(report)]
+    if report.macro_f1_ci is not None:
+        lines += ["", _interval(report) + "."]
+    plot = "per_label_confusion.png" if report.multi_label else "confusion_matrix.png"
+    lines += ["", f"![confusion]({plot})", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- files
+
+
+def _write_atomic(path: Path, write: Any) -> None:
+    """Call ``write(temp_path)`` then move the finished file onto ``path``."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    os.close(fd)
+    try:
+        write(Path(temp))
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def write_report(report: EvaluationReport, folder: str | Path, title: str = "Evaluation") -> None:
+    """Write metrics.json, report.md and the confusion plot into ``folder``, each file atomically."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_atomic(folder / "metrics.json",
+                  lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8"))  # fmt: skip
+    _write_atomic(folder / "report.md", lambda p: p.write_text(report_markdown(report, title), encoding="utf-8"))
+    name = "per_label_confusion.png" if report.multi_label else "confusion_matrix.png"
+    figure = _per_label_figure(report) if report.multi_label else _confusion_figure(report)
+    _write_atomic(folder / name, lambda p: figure.savefig(p, format="png", dpi=120))
+
+
+def _figure(size: tuple[float, float]) -> Any:
+    """A matplotlib figure drawn by the Agg (file-only) backend, outside pyplot's global state."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size)
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _confusion_figure(report: EvaluationReport) -> Any:
+    """Counts of true (rows) against predicted (columns) labels."""
+
+    counts = np.array(report.confusion)  # (L, L)
+    size = max(4.0, 0.6 * len(report.labels) + 2)
+    figure = _figure((size + 1, size))
+    ax = figure.subplots()
+    image = ax.imshow(counts, cmap="Blues")
+    ticks = range(len(report.labels))
+    ax.set_xticks(ticks, report.labels, rotation=45, ha="right")
+    ax.set_yticks(ticks, report.labels)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    for (r, c), value in np.ndenumerate(counts):
+        ax.text(c, r, str(value), ha="center", va="center", color="white" if value > counts.max() / 2 else "black")
+    figure.colorbar(image, ax=ax)
+    ax.set_title(f"confusion matrix (macro-F1 {report.macro_f1:.3f})")
+    figure.tight_layout()
+    return figure
+
+
+def _per_label_figure(report: EvaluationReport) -> Any:
+    """One 2x2 matrix (true no/yes against predicted no/yes) per label."""
+
+    n = len(report.labels)
+    cols = min(5, n)
+    rows = (n + cols - 1) // cols
+    figure = _figure((2.6 * cols, 2.6 * rows))
+    axes = figure.subplots(rows, cols, squeeze=False)
+    for i, ax in enumerate(axes.flat):
+        if i >= n:
+            ax.axis("off")
+            continue
+        counts = np.array(report.confusion[i])  # (2, 2): [[tn, fp], [fn, tp]]
+        ax.imshow(counts, cmap="Blues")
+        for (r, c), value in np.ndenumerate(counts):
+            ax.text(c, r, str(value), ha="center", va="center", color="white" if value > counts.max() / 2 else "black")
+        ax.set_xticks([0, 1], ["no", "yes"])
+        ax.set_yticks([0, 1], ["no", "yes"])
+        ax.set_title(f"{report.labels[i]}\nF1 {report.per_label[report.labels[i]]['f1']:.2f}", fontsize=9)
+        if i % cols == 0:
+            ax.set_ylabel("true")
+        if i >= n - cols:
+            ax.set_xlabel("predicted")
+    figure.suptitle(f"per-label confusion (macro-F1 {report.macro_f1:.3f})")
+    figure.tight_layout()
+    return figure
