@@ -1,0 +1,260 @@
+"""Fine-tuning a classifier: AdamW with warmup and linear decay, length-bucketed batches, early stopping.
+
+Every random choice (head initialisation, dropout, batch order) flows from ``args.seed``,
+so the same seed on the same machine gives the same weights and the same metrics.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from .classifier import Classifier, ClassifierConfig
+from .tokenizer import Tokenizer
+from .transformer import Encoder, EncoderConfig
+from .transformer.checkpoint import read_config, resolve
+
+if TYPE_CHECKING:
+    from .evaluation import EvaluationReport
+
+#: the decision thresholds tried for each label of a multi-label model
+THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.05), 2)
+#: "auto" class weights switch on when the most frequent label is this many times the rarest
+IMBALANCE_RATIO = 3.0
+#: batches are formed inside windows of this many batches of similar length, then shuffled
+BUCKET_WINDOW = 50
+
+
+class LabelledTexts(Protocol):
+    """What training needs from a dataset (``mealwatch.data.Dataset`` has it)."""
+
+    texts: list[str]
+    label_set: list[str]
+    multi_label: bool
+
+    def targets(self) -> np.ndarray: ...
+
+
+@dataclass
+class TrainingArguments:
+    """How to fine-tune; saved with the model in its config.json."""
+
+    epochs: int = 6
+    batch_size: int = 16
+    learning_rate: float = 8e-5  # encoder
+    head_learning_rate: float = 1e-3  # the freshly initialised linear head learns faster
+    warmup_ratio: float = 0.1  # fraction of the steps over which the learning rate rises from 0
+    weight_decay: float = 0.01  # AdamW, not applied to biases and LayerNorm weights
+    max_grad_norm: float = 1.0
+    seed: int = 0
+    pooling: str = "mean"  # "mean" or "cls"
+    class_weights: str = "auto"  # "auto", "on" or "off": weigh rare labels up in the loss
+    patience: int = 2  # stop after this many epochs without a better validation macro-F1
+    max_length: int = 128  # tokens per text
+    pretrained: bool = True  # False: the same architecture from random initialisation
+    encoder_path: str | None = None  # a BERT checkpoint folder; None: the bundled all-MiniLM-L6-v2
+    threads: int | None = None  # torch CPU threads; None: torch's default
+    dropout: float = 0.1
+
+    def __post_init__(self) -> None:
+        if self.class_weights not in ("auto", "on", "off"):
+            raise ValueError(f"class_weights must be 'auto', 'on' or 'off', not {self.class_weights!r}")
+        for name in ("epochs", "batch_size", "max_length"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.learning_rate <= 0 or self.head_learning_rate <= 0:
+            raise ValueError("learning rates must be positive")
+
+
+@dataclass
+class TrainingResult:
+    classifier: Classifier
+    history: list[dict[str, Any]]  # one entry per epoch: epoch, loss, validation macro-F1, learning rate
+    best_epoch: int  # 1-based; its weights are the ones kept
+    seconds: float
+    validation_report: "EvaluationReport | None" = field(default=None)
+
+
+def build_classifier(labels: Sequence[str], multi_label: bool, args: TrainingArguments) -> Classifier:
+    """A classifier with a pre-trained (or, with ``pretrained=False``, randomly initialised) encoder."""
+    folder = resolve(args.encoder_path)
+    if args.pretrained:
+        encoder = Encoder.from_pretrained(folder)
+    else:
+        encoder = Encoder(EncoderConfig.from_dict(read_config(folder)))
+    tokenizer = Tokenizer.from_pretrained(folder)
+    training = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(args).items()}
+    config = ClassifierConfig(
+        labels=list(labels), multi_label=multi_label, pooling=args.pooling, dropout=args.dropout,
+        training=training, encoder=encoder.config, max_length=args.max_length,
+    )  # fmt: skip
+    return Classifier(encoder, tokenizer, config)
+
+
+def length_buckets(lengths: Tensor, batch_size: int, generator: torch.Generator) -> list[Tensor]:
+    """Shuffled batches of indices whose texts have similar lengths (little padding, random order)."""
+    order = torch.randperm(len(lengths), generator=generator)  # (N,)
+    window = batch_size * BUCKET_WINDOW
+    batches: list[Tensor] = []
+    for start in range(0, len(order), window):
+        chunk = order[start : start + window]
+        chunk = chunk[torch.argsort(lengths[chunk], stable=True)]  # shortest first, random among equals
+        batches.extend(chunk.split(batch_size))
+    return [batches[i] for i in torch.randperm(len(batches), generator=generator).tolist()]
+
+
+def loss_function(targets: np.ndarray, multi_label: bool, n_labels: int, class_weights: str) -> nn.Module:
+    """BCE-with-logits (multi-label) or cross-entropy, weighted towards rare labels when asked.
+
+    Multi-label: ``pos_weight`` = sqrt(negatives / positives) per label (a softened balance:
+    the thresholds tuned afterwards do the rest). Single-label: ``weight`` = N / (L · count),
+    scikit-learn's "balanced" weights.
+    """
+    counts = targets.sum(axis=0) if multi_label else np.bincount(targets, minlength=n_labels)
+    counts = np.maximum(counts.astype(np.float64), 1.0)
+    imbalanced = counts.max() / counts.min() >= IMBALANCE_RATIO
+    use = class_weights == "on" or (class_weights == "auto" and imbalanced)
+    if multi_label:
+        pos_weight = torch.tensor(np.sqrt((len(targets) - counts) / counts), dtype=torch.float32) if use else None
+        return nn.BCEWithLogitsLoss(pos_weight=pos_weight)
+    weight = torch.tensor(len(targets) / (n_labels * counts), dtype=torch.float32) if use else None
+    return nn.CrossEntropyLoss(weight=weight)
+
+
+def make_optimizer(model: Classifier, args: TrainingArguments, total_steps: int):
+    """AdamW (no decay on biases and norms, a higher rate for the head) and a warmup-then-linear-decay schedule."""
+    groups: dict[tuple[float, float], list[nn.Parameter]] = {}
+    for name, p in model.named_parameters():
+        lr = args.head_learning_rate if name.startswith("head.") else args.learning_rate
+        decay = 0.0 if (name.endswith(".bias") or "norm" in name) else args.weight_decay
+        groups.setdefault((lr, decay), []).append(p)
+    optimizer = torch.optim.AdamW([{"params": ps, "lr": lr, "weight_decay": wd} for (lr, wd), ps in groups.items()])
+    warmup = int(args.warmup_ratio * total_steps)
+
+    def factor(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / (warmup + 1)
+        return max(0.0, (total_steps - step) / max(1, total_steps - warmup))
+
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def tune_thresholds(probabilities: np.ndarray, targets: np.ndarray) -> list[float]:
+    """Per label, the grid threshold with the best F1 on these examples (ties: the one nearest 0.5)."""
+    from sklearn.metrics import f1_score
+
+    thresholds = []
+    for j in range(targets.shape[1]):
+        scores = [f1_score(targets[:, j], probabilities[:, j] >= t, zero_division=0) for t in THRESHOLD_GRID]
+        best = max(range(len(THRESHOLD_GRID)), key=lambda i: (round(scores[i], 10), -abs(THRESHOLD_GRID[i] - 0.5)))
+        thresholds.append(float(THRESHOLD_GRID[best]))
+    return thresholds
+
+
+def validation_scores(model: Classifier, texts: list[str], targets: np.ndarray) -> tuple[float, list[float] | None]:
+    """Macro-F1 on validation (multi-label: with thresholds tuned there) and those thresholds."""
+    from sklearn.metrics import f1_score
+
+    probs = model.predict_probabilities(texts).numpy()  # (N, L)
+    thresholds = None
+    if model.multi_label:
+        thresholds = tune_thresholds(probs, targets)
+        model.config.thresholds = thresholds
+        predicted = model.decide(torch.from_numpy(probs)).numpy()
+    else:
+        predicted = probs.argmax(axis=1)
+    return float(f1_score(targets, predicted, average="macro", zero_division=0)), thresholds
+
+
+def train(
+    train_set: LabelledTexts, validation_set: LabelledTexts, args: TrainingArguments | None = None, progress: bool = True
+) -> TrainingResult:
+    """Fine-tune on ``train_set``, keeping the epoch with the best macro-F1 on ``validation_set``."""
+    from tqdm.auto import tqdm
+
+    args = args or TrainingArguments()
+    _check_compatible(train_set, validation_set)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    started = time.perf_counter()
+    torch.manual_seed(args.seed)
+    generator = torch.Generator().manual_seed(args.seed)
+    model = build_classifier(train_set.label_set, train_set.multi_label, args)
+
+    targets = train_set.targets()
+    y = torch.tensor(targets, dtype=torch.float32 if train_set.multi_label else torch.long)  # (N, L) or (N,)
+    batch = model.tokenizer(list(train_set.texts), max_length=args.max_length)
+    lengths = batch.attention_mask.sum(dim=1)  # (N,)
+    loss_fn = loss_function(targets, train_set.multi_label, len(train_set.label_set), args.class_weights)
+    steps_per_epoch = math.ceil(len(y) / args.batch_size)
+    optimizer, scheduler = make_optimizer(model, args, steps_per_epoch * args.epochs)
+    validation_targets = validation_set.targets()
+
+    history: list[dict[str, Any]] = []
+    best_f1, best_epoch, best_state, best_thresholds = -1.0, 0, None, None
+    for epoch in range(1, args.epochs + 1):
+        model.train()
+        total, seen = 0.0, 0
+        bar = tqdm(length_buckets(lengths, args.batch_size, generator), desc=f"epoch {epoch}/{args.epochs}",
+                   disable=not progress, leave=False, unit="batch")  # fmt: skip
+        for idx in bar:
+            T = int(lengths[idx].max())
+            logits = model(
+                input_ids=batch.input_ids[idx, :T], attention_mask=batch.attention_mask[idx, :T],
+                token_type_ids=batch.token_type_ids[idx, :T],
+            ).logits  # (B, L)  fmt: skip
+            loss = loss_fn(logits, y[idx])
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            total, seen = total + loss.item() * len(idx), seen + len(idx)
+            bar.set_postfix(loss=f"{total / seen:.4f}")
+        f1, thresholds = validation_scores(model, list(validation_set.texts), validation_targets)
+        history.append({"epoch": epoch, "loss": total / seen, "validation_macro_f1": f1,
+                        "learning_rate": scheduler.get_last_lr()[0]})  # fmt: skip
+        improved = f1 > best_f1
+        if improved:
+            best_f1, best_epoch, best_thresholds = f1, epoch, thresholds
+            best_state = copy.deepcopy(model.state_dict())
+        if progress:
+            tqdm.write(f"epoch {epoch}/{args.epochs}: train loss {total / seen:.4f}, validation macro-F1 {f1:.4f}"
+                       + (" (best so far)" if improved else ""))  # fmt: skip
+        if epoch - best_epoch >= args.patience:
+            if progress:
+                tqdm.write(f"stopping early: no better validation macro-F1 for {args.patience} epochs")
+            break
+    model.load_state_dict(best_state)
+    model.config.thresholds = best_thresholds
+    model.eval()
+    report = _validation_report(model, validation_set, validation_targets)
+    return TrainingResult(model, history, best_epoch, time.perf_counter() - started, report)
+
+
+def _check_compatible(train_set: LabelledTexts, validation_set: LabelledTexts) -> None:
+    if len(train_set.texts) == 0 or len(validation_set.texts) == 0:
+        raise ValueError("training needs at least one training and one validation example")
+    if list(train_set.label_set) != list(validation_set.label_set) or train_set.multi_label != validation_set.multi_label:
+        raise ValueError(
+            f"the validation data's labels {list(validation_set.label_set)} (multi-label: {validation_set.multi_label}) "
+            f"differ from the training data's {list(train_set.label_set)} (multi-label: {train_set.multi_label})"
+        )
+
+
+def _validation_report(model: Classifier, validation_set: LabelledTexts, targets: np.ndarray) -> "EvaluationReport":
+    """The full evaluation report of the kept model on validation."""
+    from .evaluation import evaluate_predictions
+
+    predicted = model.decide(model.predict_probabilities(list(validation_set.texts))).numpy()
+    if not model.multi_label:
+        predicted = predicted.argmax(axis=1)
+    return evaluate_predictions(targets, predicted, list(model.labels), model.multi_label)
