@@ -11,7 +11,7 @@ import importlib
 import sys
 
 #: sub-command modules, in the order ``--help`` lists them
-COMMANDS = ["embed"]
+COMMANDS = ["embed", "compare"]
 
 
 class UserError(Exception):
