@@ -158,6 +158,8 @@ class Encoder(nn.Module):
         if token_type_ids is None:
             token_type_ids = torch.zeros(B, T, dtype=torch.long, device=word_embeds.device)  # (B, T)
         key_mask = None if attention_mask is None else attention_mask.bool()  # (B, T)
+        if key_mask is not None and not output_attentions and bool(key_mask.all()):
+            key_mask = None  # nothing to hide: lets the fused kernel take its mask-free path
 
         x = self.embeddings(word_embeds, token_type_ids)  # (B, T, H)
         hidden_states = [x] if output_hidden_states else None

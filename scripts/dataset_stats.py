@@ -1,0 +1,62 @@
+"""Print the bundled dataset's statistics, the figures its datasheet (data/complaints/README.md) quotes.
+
+    python scripts/dataset_stats.py [FOLDER]
+"""
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+
+from mealwatch.data import SPLIT_NAMES, bundled_data_dir, normalize_text, read_dataset
+from mealwatch.labels import LABELS
+
+
+def ngrams(text: str, n: int = 8) -> set[tuple[str, ...]]:
+    """The distinct n-word sequences of a text (normalised: lower case, no punctuation)."""
+    words = normalize_text(text).split()
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def repeated_ngrams(texts: list[str], n: int = 8) -> list[tuple[tuple[str, ...], int]]:
+    """n-grams shared by more than one text, most shared first, with the number of texts sharing each."""
+    counts = Counter(g for t in texts for g in ngrams(t, n))
+    return [(g, c) for g, c in counts.most_common() if c > 1]
+
+
+def main(folder: Path) -> None:
+    splits = {name: read_dataset(folder / f"{name}.csv", label_set=list(LABELS), multi_label=True)
+              for name in SPLIT_NAMES}
+    every = [e for s in splits.values() for e in s.examples]
+    n = len(every)
+    print(f"complaints: {n}  (" + ", ".join(f"{k} {len(v)} = {len(v) / n:.1%}" for k, v in splits.items()) + ")\n")
+
+    print("| label | " + " | ".join(SPLIT_NAMES) + " | all |")
+    print("|---|" + "---|" * (len(SPLIT_NAMES) + 1))
+    for label in LABELS:
+        counts = [splits[s].label_counts()[label] for s in SPLIT_NAMES]
+        print(f"| {label} | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |")
+
+    sizes = Counter(len(e.labels) for e in every)
+    print("\nlabels per complaint: " + ", ".join(f"{k}: {sizes[k]} ({sizes[k] / n:.1%})" for k in sorted(sizes)))
+
+    lengths = sorted(len(e.text.split()) for e in every)
+    q = statistics.quantiles(lengths, n=10)
+    print(f"words per complaint: min {lengths[0]}, 10% {q[0]:.0f}, median {statistics.median(lengths):.0f}, "
+          f"90% {q[-1]:.0f}, max {lengths[-1]}, mean {statistics.mean(lengths):.1f}")
+    bins = [(1, 5), (6, 15), (16, 30), (31, 60), (61, 90), (91, 10_000)]
+    print("length histogram (words): " + ", ".join(
+        f"{lo}-{hi if hi < 10_000 else ''}: {sum(lo <= x <= hi for x in lengths)}" for lo, hi in bins))
+    caps = sum(1 for e in every if re.sub(r"[^A-Za-z]", "", e.text).isupper())
+    print(f"all-caps complaints: {caps}")
+
+    repeated = repeated_ngrams([e.text for e in every])
+    print(f"\n8-word sequences shared by more than one complaint: {len(repeated)}")
+    for gram, count in repeated[:10]:
+        print(f"  {count} complaints: {' '.join(gram)}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else bundled_data_dir())
