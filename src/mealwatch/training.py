@@ -236,7 +236,7 @@ def train(
     model.load_state_dict(best_state)
     model.config.thresholds = best_thresholds
     model.eval()
-    report = _validation_report(model, validation_set, validation_targets)
+    report = evaluate_classifier(model, validation_set)
     return TrainingResult(model, history, best_epoch, time.perf_counter() - started, report)
 
 
@@ -250,11 +250,12 @@ def _check_compatible(train_set: LabelledTexts, validation_set: LabelledTexts) -
         )
 
 
-def _validation_report(model: Classifier, validation_set: LabelledTexts, targets: np.ndarray) -> "EvaluationReport":
-    """The full evaluation report of the kept model on validation."""
+def evaluate_classifier(model: Classifier, dataset: LabelledTexts, bootstrap: int = 1000) -> "EvaluationReport":
+    """The classifier's evaluation report on a labelled dataset (labels in the model's order)."""
     from .evaluation import evaluate_predictions
 
-    predicted = model.decide(model.predict_probabilities(list(validation_set.texts))).numpy()
-    if not model.multi_label:
-        predicted = predicted.argmax(axis=1)
-    return evaluate_predictions(targets, predicted, list(model.labels), model.multi_label)
+    if list(dataset.label_set) != model.labels:
+        raise ValueError(f"the data's labels {list(dataset.label_set)} differ from the model's {model.labels}")
+    decided = model.decide(model.predict_probabilities(list(dataset.texts))).numpy()  # (N, L)
+    predicted = decided if model.multi_label else decided.argmax(axis=1)
+    return evaluate_predictions(dataset.targets(), predicted, model.labels, model.multi_label, bootstrap=bootstrap)

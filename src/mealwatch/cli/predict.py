@@ -1,0 +1,86 @@
+"""``mealwatch predict``: labels, per-label probabilities and urgency for texts or a file of texts."""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mealwatch.classifier import Prediction
+
+FORMATS = ("jsonl", "csv")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "predict",
+        help="sort complaints: labels, probabilities and urgency for texts or a CSV/JSONL/TXT file",
+        description="Predict the labels of complaints with a trained model. Multi-label models give every label "
+        "whose probability reaches its tuned threshold, or the most probable one if none does.",
+    )
+    p.add_argument("texts", nargs="*", metavar="TEXT", help="complaint texts (or use --input)")
+    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: the latest in runs/)")
+    p.add_argument("--input", type=Path, help="a .csv or .jsonl file (with a text column/field) or a .txt file, "
+                   "one text per line")  # fmt: skip
+    p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
+    p.add_argument("--output", type=Path, help="write the predictions to this file (default: standard output)")
+    p.add_argument("--format", choices=FORMATS, help="jsonl or csv (default: from --output's suffix, else jsonl)")
+    p.add_argument("--batch-size", type=int, default=64)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mealwatch.cli import UserError
+
+    if bool(args.texts) == bool(args.input):
+        raise UserError("give either TEXT arguments or --input FILE (not both, not neither)")
+    if args.output is not None and args.input is None:
+        raise UserError("--output needs --input (TEXT arguments are answered on standard output)")
+    if args.batch_size < 1:
+        raise UserError("--batch-size must be at least 1")
+    output_format = args.format or _format_of(args.output)
+    if args.texts:
+        for i, text in enumerate(args.texts, start=1):
+            if not text.strip():
+                raise UserError(f"TEXT argument {i} is empty")
+        texts = list(args.texts)
+    else:
+        from mealwatch.textfile import read_texts
+
+        texts = read_texts(args.input, args.text_column)
+
+    from mealwatch.classifier import Classifier
+    from mealwatch.runs import resolve_model
+
+    classifier = Classifier.load(resolve_model(args.model))
+    predictions = classifier.predict(texts, batch_size=args.batch_size)
+    content = format_predictions(predictions, classifier.labels, output_format)
+    if args.output is None:
+        sys.stdout.write(content)
+    else:
+        args.output.write_text(content, encoding="utf-8")
+        print(f"wrote {len(predictions)} predictions to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _format_of(output: Path | None) -> str:
+    if output is not None and output.suffix.lower() == ".csv":
+        return "csv"
+    return "jsonl"
+
+
+def format_predictions(predictions: Sequence["Prediction"], labels: Sequence[str], output_format: str) -> str:
+    """JSONL (one object per text) or CSV (text, labels joined by ';', urgency, one p_<label> column per label)."""
+    if output_format == "jsonl":
+        return "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["text", "labels", "urgency", *(f"p_{label}" for label in labels)])
+    for p in predictions:
+        writer.writerow([p.text, ";".join(p.labels), p.urgency, *(f"{p.probabilities[label]:.4f}" for label in labels)])
+    return buffer.getvalue()

@@ -1,0 +1,122 @@
+"""``mealwatch train``: fine-tune the encoder on complaint data and save the model with its evaluation."""
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mealwatch.runs import FinishedRun
+
+N_EXAMPLES = 5
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "train",
+        help="fine-tune the classifier (default: the bundled complaints) and save it under runs/",
+        description="Fine-tune the BERT encoder with a classification head, pick the best epoch on the validation "
+        "split, save the model and report its metrics on the test split.",
+    )
+    p.add_argument("--data", type=Path, help="a folder of train/validation/test files, or one CSV/JSONL file "
+                   "(split 70/15/15); default: the bundled complaints")  # fmt: skip
+    p.add_argument("--validation", type=Path, help="a separate validation file (then --data is the training file)")
+    p.add_argument("--test", type=Path, help="a separate test file")
+    p.add_argument("--out", type=Path, help="folder to save the model in (default: a new folder under runs/)")
+    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 6)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--batch-size", type=int, help="texts per step (default: 16)")
+    p.add_argument("--lr", type=float, help="encoder learning rate (default: 8e-5)")
+    p.add_argument("--pooling", choices=["mean", "cls"], default="mean",
+                   help="sentence vector: mean of the tokens (default) or the [CLS] pooler")  # fmt: skip
+    p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
+    p.add_argument("--labels-column", default="labels", help="column/field holding the labels (default: labels)")
+    p.add_argument("--labels", help="the label set, comma-separated (default: the labels found in the data)")
+    p.add_argument("--encoder", type=Path, help="a BERT checkpoint folder to start from "
+                   "(default: the bundled all-MiniLM-L6-v2)")  # fmt: skip
+    p.add_argument("--max-length", type=int, help="tokens per text (default: 128)")
+    p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mealwatch.cli import UserError
+
+    if args.labels is not None:
+        labels = [label.strip() for label in args.labels.split(",") if label.strip()]
+        if not labels:
+            raise UserError("--labels: expected labels separated by commas, e.g. --labels food,service,other")
+    for name in ("data", "validation", "test"):
+        path = getattr(args, name)
+        if path is not None and not path.exists():
+            raise UserError(f"--{name} {path}: no such file or folder")
+    if args.encoder is not None and not args.encoder.is_dir():
+        raise UserError(f"--encoder {args.encoder}: not a folder; expected a BERT checkpoint folder")
+
+    from mealwatch.runs import load_training_data, train_and_save
+    from mealwatch.training import TrainingArguments
+
+    chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr,
+              "max_length": args.max_length, "threads": args.threads}  # fmt: skip
+    training_args = TrainingArguments(
+        seed=args.seed, pooling=args.pooling, encoder_path=None if args.encoder is None else str(args.encoder),
+        **{k: v for k, v in chosen.items() if v is not None},
+    )  # fmt: skip
+    read_kwargs = {"text_column": args.text_column, "labels_column": args.labels_column}
+    if args.labels is not None:
+        read_kwargs["label_set"] = labels
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        splits = load_training_data(args.data, args.validation, args.test, **read_kwargs)
+    for warning in caught:
+        print(f"warning: {warning.message}", file=sys.stderr)
+    print(describe_start(splits, training_args), flush=True)
+    finished = train_and_save(splits, training_args, args.out, progress=not args.quiet)
+    print(describe_result(finished))
+    return 0
+
+
+def describe_start(splits: dict, args) -> str:
+    """One paragraph: the data sizes, the labels and the encoder."""
+    train = splits["train"]
+    kind = "multi-label" if train.multi_label else "single-label"
+    sizes = ", ".join(f"{len(d)} {name}" for name, d in splits.items())
+    encoder = args.encoder_path or "the bundled all-MiniLM-L6-v2"
+    return (f"Training on {sizes} texts; {len(train.label_set)} labels ({kind}).\n"
+            f"Encoder: {encoder}{'' if args.pretrained else ' (random initialisation)'}, {args.pooling} pooling; "
+            f"up to {args.epochs} epochs, batch {args.batch_size}, learning rate {args.learning_rate:g}.")  # fmt: skip
+
+
+def describe_result(finished: "FinishedRun") -> str:
+    """The training summary, the evaluation report and a few example predictions."""
+    from mealwatch.evaluation import format_report
+
+    result, report = finished.result, finished.report
+    best = result.history[result.best_epoch - 1]
+    minutes, seconds = divmod(round(result.seconds), 60)
+    lines = [
+        "",
+        f"Best epoch: {result.best_epoch} of {len(result.history)} run "
+        f"(validation macro-F1 {best['validation_macro_f1']:.3f}); trained in {minutes}m{seconds:02d}s.",
+        f"Model saved to {finished.folder}/ (with metrics.json, report.md and plots).",
+        "",
+        f"== Evaluation on the {finished.report_split} split ==",
+        format_report(report),
+        "",
+        f"== Example predictions ({finished.report_split} split) ==",
+    ]
+    dataset = finished.splits[finished.report_split]
+    examples = dataset.examples[:N_EXAMPLES]
+    for example, prediction in zip(examples, result.classifier.predict([e.text for e in examples])):
+        mark = "correct" if set(prediction.labels) == set(example.labels) else "differs"
+        chances = ", ".join(f"{label} {prediction.probabilities[label]:.2f}" for label in prediction.labels)
+        lines.append(textwrap.fill(example.text, width=100, initial_indent="  \u2022 ", subsequent_indent="    "))
+        lines.append(f"    predicted: {chances}  [urgency: {prediction.urgency}]")
+        lines.append(f"    true:      {', '.join(example.labels)}  ({mark})")
+    lines.append("")
+    lines.append(f"Try it: mealwatch predict --model {finished.folder} \"the dal had a dead lizard in it\"")
+    return "\n".join(lines)
