@@ -1,0 +1,86 @@
+"""The interactive attention page: ONE self-contained HTML file (inline CSS, JS and data; no
+network, works from file://) with a head view, a model view and, for a classifier, the
+explanation of its prediction. The page's parts live in ``static/`` (page.html, page.css, page.js).
+"""
+from __future__ import annotations
+
+import html
+import json
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .explanation import Explanation
+from .word_attention import WordAttention
+
+DECIMALS = 3
+
+
+def _asset(name: str) -> str:
+    return (files("mealwatch.explain") / "static" / name).read_text(encoding="utf-8")
+
+
+def _compact(array: np.ndarray, decimals: int = DECIMALS) -> str:
+    """A nested JSON list of ``array``'s numbers with ``decimals`` places and no trailing zeros ("0.25", "0")."""
+    if array.ndim == 1:
+        return "[" + ",".join(f"{v:.{decimals}f}".rstrip("0").rstrip(".") for v in array.tolist()) + "]"
+    return "[" + ",".join(_compact(sub, decimals) for sub in array) + "]"
+
+
+def page_data(
+    wa: WordAttention,
+    explanation: Explanation | None = None,
+    model: str = "",
+    initial: dict[str, Any] | None = None,
+) -> str:
+    """The JSON embedded in the page (attention rounded to 3 decimals)."""
+    attention = np.round(wa.attention.detach().float().numpy(), DECIMALS)  # (L, H, W, W)
+    head = {
+        "text": wa.text,
+        "model": model,
+        "words": wa.words,
+        "special": wa.special,
+        "layers": wa.layers,
+        "heads": wa.heads,
+        "include_special": wa.include_special,
+        "renormalised": wa.renormalised,
+        "truncated": wa.truncated,
+        "initial": initial or {},
+        "explanation": explanation.to_dict() if explanation is not None else None,
+    }
+    body = json.dumps(head, ensure_ascii=False)
+    return body[:-1] + ',"attention":' + _compact(attention) + "}"
+
+
+def render_page(
+    wa: WordAttention,
+    explanation: Explanation | None = None,
+    model: str = "",
+    initial: dict[str, Any] | None = None,
+) -> str:
+    """The whole page as one HTML string.
+
+    ``initial`` may set the first view: ``layer`` (int), ``heads`` (list of ints),
+    ``focus`` (a word index to pin) and ``threshold`` (lines below it are not drawn).
+    """
+    # "<" only occurs inside JSON strings; escaping it keeps "</script>" in a text from ending the block
+    data = page_data(wa, explanation, model, initial).replace("<", "\\u003c")
+    title = "mealwatch attention: " + (wa.text if len(wa.text) <= 60 else wa.text[:57] + "...")
+    page = _asset("page.html")
+    page = page.replace("{{title}}", html.escape(title))
+    page = page.replace("{{style}}", _asset("page.css"))
+    page = page.replace("{{script}}", _asset("page.js"))
+    return page.replace("{{data}}", data)  # last, so nothing in the data is taken for a placeholder
+
+
+def write_page(path: str | Path, wa: WordAttention, explanation: Explanation | None = None, **kwargs: Any) -> Path:
+    """Write the page to ``path`` (must end in .html or .htm) and return the path."""
+    path = Path(path)
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise ValueError(f"{path}: the page must be written to a file ending in .html")
+    if not path.parent.is_dir():
+        raise ValueError(f"{path}: the folder {path.parent} does not exist")
+    path.write_text(render_page(wa, explanation, **kwargs), encoding="utf-8")
+    return path
