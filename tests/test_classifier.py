@@ -1,0 +1,188 @@
+"""The classifier: pooling, probabilities, decisions with thresholds, prediction order, atomic save and load."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from mealwatch import Encoder, EncoderConfig, Tokenizer
+from mealwatch.classifier import Classifier, ClassifierConfig, Prediction, is_classifier_dir
+from mealwatch.transformer import CheckpointError, mean_pool
+
+LABELS = ["foreign_object", "illness", "meal_not_served", "other"]
+TEXTS = [
+    "a lizard was found in the dal served to class 3",
+    "children vomited",
+    "no meal today",
+    "the cook did not come and the kitchen stayed closed for the whole week, so nobody ate",
+    "thank you",
+]
+
+
+def make_classifier(config: EncoderConfig, tokenizer: Tokenizer, multi_label: bool = True, **kwargs) -> Classifier:
+    torch.manual_seed(0)
+    return Classifier(Encoder(config), tokenizer, ClassifierConfig(LABELS, multi_label, **kwargs)).eval()
+
+
+@pytest.mark.parametrize("pooling", ["mean", "cls"])
+def test_logits_come_from_the_pooled_vector(tiny_config, tokenizer, pooling):
+    model = make_classifier(tiny_config, tokenizer, pooling=pooling)
+    batch = tokenizer(TEXTS)
+    out = model(**batch.model_inputs())
+    assert out.logits.shape == (len(TEXTS), len(LABELS))
+    hidden = out.encoder.last_hidden_state
+    pooled = mean_pool(hidden, batch.attention_mask) if pooling == "mean" else out.encoder.pooler_output
+    torch.testing.assert_close(out.logits, model.head(pooled))
+
+
+def test_inputs_embeds_give_the_same_logits_as_input_ids(tiny_config, tokenizer):
+    model = make_classifier(tiny_config, tokenizer)
+    batch = tokenizer(TEXTS)
+    embeds = model.encoder.embeddings.word(batch.input_ids)  # (B, T, H)
+    from_ids = model(**batch.model_inputs()).logits
+    from_embeds = model(inputs_embeds=embeds, attention_mask=batch.attention_mask).logits
+    torch.testing.assert_close(from_ids, from_embeds)
+
+
+def test_probabilities_softmax_for_single_label_sigmoid_for_multi_label(tiny_config, tokenizer):
+    logits = torch.tensor([[2.0, -1.0, 0.0, 0.5]])
+    single = make_classifier(tiny_config, tokenizer, multi_label=False)
+    multi = make_classifier(tiny_config, tokenizer, multi_label=True)
+    torch.testing.assert_close(single.probabilities(logits), torch.softmax(logits, -1))
+    torch.testing.assert_close(multi.probabilities(logits), torch.sigmoid(logits))
+    probs = single.predict_probabilities(TEXTS)
+    torch.testing.assert_close(probs.sum(dim=1), torch.ones(len(TEXTS)))
+
+
+def test_decide_uses_each_labels_threshold_and_falls_back_to_the_top_label(tiny_config, tokenizer):
+    model = make_classifier(tiny_config, tokenizer, thresholds=[0.9, 0.3, 0.5, 0.5])
+    probs = torch.tensor([
+        [0.8, 0.35, 0.1, 0.6],  # foreign_object under its 0.9; illness over its 0.3; other over 0.5
+        [0.2, 0.1, 0.45, 0.3],  # nothing passes: the most probable label alone
+    ])  # fmt: skip
+    assert model.decide(probs).tolist() == [[0, 1, 0, 1], [0, 0, 1, 0]]
+    single = make_classifier(tiny_config, tokenizer, multi_label=False)
+    assert single.decide(torch.tensor([[0.1, 0.2, 0.6, 0.1]])).tolist() == [[0, 0, 1, 0]]
+
+
+def test_predict_applies_thresholds(tiny_config, tokenizer):
+    model = make_classifier(tiny_config, tokenizer)
+    probs = model.predict_probabilities(TEXTS)
+    # thresholds just under and just over each text's probability of "illness" flip that label on and off
+    model.config.thresholds = [1.0, float(probs[:, 1].min()) - 1e-4, 1.0, 1.0]
+    assert all("illness" in p.labels for p in model.predict(TEXTS))
+    model.config.thresholds = [1.0, 1.0, 1.0, 1.0]  # nothing passes: one label each, the most probable
+    for p, row in zip(model.predict(TEXTS), probs):
+        assert p.labels == [LABELS[int(row.argmax())]]
+
+
+def test_predict_keeps_input_order_across_length_sorted_batches(tiny_config, tokenizer):
+    model = make_classifier(tiny_config, tokenizer)
+    batched = model.predict(TEXTS, batch_size=2)
+    assert [p.text for p in batched] == TEXTS
+    for text, p in zip(TEXTS, batched):
+        alone = model.predict([text])[0]
+        for label in LABELS:
+            assert p.probabilities[label] == pytest.approx(alone.probabilities[label], abs=1e-5)
+
+
+def test_prediction_carries_urgency_and_converts_to_a_dict(tiny_config, tokenizer):
+    model = make_classifier(tiny_config, tokenizer, thresholds=[0.0, 1.0, 1.0, 1.0])  # always foreign_object
+    p = model.predict(["a stone in the rice"])[0]
+    assert p.labels == ["foreign_object"] and p.urgency == "high"
+    assert p.to_dict() == {"text": "a stone in the rice", "labels": ["foreign_object"],
+                           "probabilities": p.probabilities, "urgency": "high"}  # fmt: skip
+    assert Prediction("x", ["other"], {}, "low").to_dict()["urgency"] == "low"
+
+
+def test_saved_model_reloads_and_predicts_identically(tiny_config, tokenizer, tmp_path):
+    model = make_classifier(tiny_config, tokenizer, thresholds=[0.4, 0.5, 0.6, 0.7], training={"epochs": 3})
+    model.save(tmp_path / "model")
+    assert sorted(f.name for f in (tmp_path / "model").iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+    assert is_classifier_dir(tmp_path / "model")
+    config = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert config["mealwatch_classifier"] == 1 and config["labels"] == LABELS and config["training"] == {"epochs": 3}
+    assert config["encoder"]["hidden_size"] == 32
+    loaded = Classifier.load(tmp_path / "model")
+    assert loaded.config == model.config
+    torch.testing.assert_close(loaded.predict_probabilities(TEXTS), model.predict_probabilities(TEXTS), atol=1e-6, rtol=0)
+    assert [p.labels for p in loaded.predict(TEXTS)] == [p.labels for p in model.predict(TEXTS)]
+
+
+def test_save_replaces_an_older_model(tiny_config, tokenizer, tmp_path):
+    first = make_classifier(tiny_config, tokenizer, thresholds=[0.1] * 4)
+    first.save(tmp_path / "model")
+    (tmp_path / "model" / "metrics.json").write_text("{}")  # the old model's report goes with it
+    second = make_classifier(tiny_config, tokenizer, thresholds=[0.9] * 4)
+    second.save(tmp_path / "model")
+    assert Classifier.load(tmp_path / "model").config.thresholds == [0.9] * 4
+    assert not (tmp_path / "model" / "metrics.json").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]  # no staging or old folders left behind
+
+
+def test_interrupted_save_keeps_the_previous_model(tiny_config, tokenizer, tmp_path, monkeypatch):
+    old = make_classifier(tiny_config, tokenizer, thresholds=[0.3] * 4)
+    old.save(tmp_path / "model")
+    expected = old.predict_probabilities(TEXTS)
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr("safetensors.torch.save_file", crash)
+    new = make_classifier(tiny_config, tokenizer, thresholds=[0.7] * 4)
+    with pytest.raises(OSError, match="simulated"):
+        new.save(tmp_path / "model")
+    with pytest.raises(OSError, match="simulated"):
+        new.save(tmp_path / "fresh")
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]  # no half-written folder of any name
+    assert not (tmp_path / "fresh").exists()
+    reloaded = Classifier.load(tmp_path / "model")
+    assert reloaded.config.thresholds == [0.3] * 4
+    torch.testing.assert_close(reloaded.predict_probabilities(TEXTS), expected, atol=1e-6, rtol=0)
+
+
+def test_save_refuses_to_replace_a_folder_of_other_files(tiny_config, tokenizer, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(CheckpointError, match="holds other files"):
+        make_classifier(tiny_config, tokenizer).save(tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_load_errors_name_the_problem(tiny_config, tokenizer, tmp_path):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        Classifier.load(tmp_path / "nowhere")
+    encoder_dir = tmp_path / "encoder"
+    Encoder(tiny_config).save_pretrained(encoder_dir)
+    tokenizer.save(encoder_dir)
+    assert not is_classifier_dir(encoder_dir)
+    with pytest.raises(CheckpointError, match="not a mealwatch classifier folder"):
+        Classifier.load(encoder_dir)
+
+    model_dir = tmp_path / "model"
+    make_classifier(tiny_config, tokenizer).save(model_dir)
+    tensors = load_file(str(model_dir / "model.safetensors"))
+    del tensors["head.weight"]
+    tensors["head.bias"] = torch.zeros(7)
+    save_file(tensors, str(model_dir / "model.safetensors"))
+    with pytest.raises(CheckpointError, match=r"missing tensor head\.weight") as error:
+        Classifier.load(model_dir)
+    assert "tensor head.bias has shape (7,), expected (4,)" in str(error.value)
+
+    (model_dir / "model.safetensors").write_bytes(b"\x00" * 10)
+    with pytest.raises(CheckpointError, match="damaged or truncated"):
+        Classifier.load(model_dir)
+    (model_dir / "config.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        Classifier.load(model_dir)
+    assert not is_classifier_dir(model_dir)
+
+
+def test_config_rejects_bad_values():
+    with pytest.raises(ValueError, match="pooling"):
+        ClassifierConfig(LABELS, True, pooling="max")
+    with pytest.raises(ValueError, match="3 thresholds for 4 labels"):
+        ClassifierConfig(LABELS, True, thresholds=[0.5] * 3)
+    with pytest.raises(ValueError, match="unique"):
+        ClassifierConfig(["a", "a"], False)
