@@ -11,7 +11,7 @@ import importlib
 import sys
 
 #: sub-command modules, in the order ``--help`` lists them
-COMMANDS = ["embed", "train", "evaluate", "predict", "compare"]
+COMMANDS = ["embed", "train", "evaluate", "predict", "compare", "attention", "explain"]
 
 
 class UserError(Exception):
