@@ -128,13 +128,20 @@ def check_text(text: str) -> None:
 
 @torch.inference_mode()
 def word_attention_batch(
-    encoder: "Encoder", tokenizer: "Tokenizer", texts: Sequence[str], include_special: bool = True
+    encoder: "Encoder",
+    tokenizer: "Tokenizer",
+    texts: Sequence[str],
+    include_special: bool = True,
+    max_length: int | None = None,
 ) -> list[WordAttention]:
-    """Word attention for several texts run as one padded batch (same result as one at a time)."""
+    """Word attention for several texts run as one padded batch (same result as one at a time).
+
+    ``max_length`` cuts longer texts to that many tokens (default: the tokenizer's limit).
+    """
     for text in texts:
         check_text(text)
     encoder.eval()
-    batch = tokenizer(list(texts))
+    batch = tokenizer(list(texts), max_length=max_length)
     out = encoder(**batch.model_inputs(), output_attentions=True)
     stacked = torch.stack(out.attentions, dim=1).float()  # (B, layers, heads, T, T)
     results = []
@@ -165,7 +172,11 @@ def word_attention_batch(
 
 
 def word_attention(
-    encoder: "Encoder", tokenizer: "Tokenizer", text: str, include_special: bool = True
+    encoder: "Encoder",
+    tokenizer: "Tokenizer",
+    text: str,
+    include_special: bool = True,
+    max_length: int | None = None,
 ) -> WordAttention:
     """One text's attention merged to words, shape (layers, heads, W, W); every row sums to 1."""
-    return word_attention_batch(encoder, tokenizer, [text], include_special)[0]
+    return word_attention_batch(encoder, tokenizer, [text], include_special, max_length)[0]
