@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .word_attention import WordAttention
+from .word_attention import WordAttention, rounded
 
 _OCCURRENCE = re.compile(r"^(?P<word>.+)@(?P<n>\d+)$")
 
@@ -76,7 +76,7 @@ class FocusReport:
             "index": self.index,
             "top_per_layer": [[{"word": w, "weight": round(v, decimals)} for w, v in row] for row in self.top_per_layer],
             "candidates": list(self.candidates),
-            "weights": self.weights.round(decimals=decimals).tolist(),  # [layer][head][candidate]
+            "weights": rounded(self.weights, decimals),  # [layer][head][candidate]
             "top_heads": {
                 c: [{"layer": h.layer, "head": h.head, "weight": round(h.weight, decimals)} for h in heads]
                 for c, heads in self.top_heads.items()

@@ -66,8 +66,13 @@ class WordAttention:
             "include_special": self.include_special,
             "renormalised": self.renormalised,
             "truncated": self.truncated,
-            "attention": self.attention.round(decimals=decimals).tolist(),
+            "attention": rounded(self.attention, decimals),
         }
+
+
+def rounded(tensor: Tensor, decimals: int = 4) -> list:
+    """Nested lists of Python floats rounded to ``decimals`` places (in float64, so 0.0772 stays 0.0772 in JSON)."""
+    return tensor.detach().double().round(decimals=decimals).tolist()
 
 
 def check_layer_head(layers: int, heads: int, layer: int | None, head: int | None) -> None:
