@@ -36,8 +36,8 @@ def test_multi_head_matches_torch_multihead_attention():
     ours = MultiHeadAttention(H, nh).eval()
     ref = torch.nn.MultiheadAttention(H, nh, batch_first=True).eval()
     with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight]))
-        ref.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias, ours.v_proj.bias]))
+        ref.in_proj_weight.copy_(torch.cat([ours.w_q, ours.w_k, ours.w_v]))
+        ref.in_proj_bias.copy_(ours.qkv_proj.bias)
         ref.out_proj.weight.copy_(ours.out_proj.weight)
         ref.out_proj.bias.copy_(ours.out_proj.bias)
     x = torch.randn(2, 6, H)

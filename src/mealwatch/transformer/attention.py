@@ -42,27 +42,39 @@ def scaled_dot_product_attention(
 class MultiHeadAttention(nn.Module):
     """Self-attention in ``num_heads`` parallel heads of size ``hidden_size / num_heads``.
 
-    Learned projections W_Q, W_K, W_V (``q_proj``, ``k_proj``, ``v_proj``) map each token
-    into queries, keys and values; heads attend independently; their outputs are
-    concatenated and projected once more by W_O (``out_proj``).
+    Learned projections W_Q, W_K, W_V map each token into a query, a key and a value. They
+    are stored stacked in one linear layer, ``qkv_proj`` (rows ``[0:H]`` are W_Q, ``[H:2H]``
+    W_K, ``[2H:3H]`` W_V — the layout of ``torch.nn.MultiheadAttention.in_proj_weight``), so
+    the three projections run as one matrix multiply; ``w_q``/``w_k``/``w_v`` show each one.
+    Heads attend independently; their outputs are concatenated and projected once more by
+    W_O (``out_proj``).
     """
 
     def __init__(self, hidden_size: int, num_heads: int, dropout: float = 0.0) -> None:
         super().__init__()
         if hidden_size % num_heads != 0:
             raise ValueError(f"hidden_size {hidden_size} is not divisible by num_heads {num_heads}")
+        self.hidden_size = hidden_size
         self.num_heads = num_heads
         self.head_size = hidden_size // num_heads
         self.dropout = dropout
-        self.q_proj = nn.Linear(hidden_size, hidden_size)  # W_Q for all heads at once
-        self.k_proj = nn.Linear(hidden_size, hidden_size)  # W_K
-        self.v_proj = nn.Linear(hidden_size, hidden_size)  # W_V
+        self.qkv_proj = nn.Linear(hidden_size, 3 * hidden_size)  # [W_Q; W_K; W_V] for all heads at once
         self.out_proj = nn.Linear(hidden_size, hidden_size)  # W_O
 
-    def split_heads(self, x: Tensor) -> Tensor:
-        """(B, T, H) -> (B, nh, T, hs)."""
-        B, T, _ = x.shape
-        return x.view(B, T, self.num_heads, self.head_size).transpose(1, 2)  # (B, nh, T, hs)
+    @property
+    def w_q(self) -> Tensor:
+        """W_Q as a (H, H) view (``nn.Linear`` layout: output x input)."""
+        return self.qkv_proj.weight[: self.hidden_size]
+
+    @property
+    def w_k(self) -> Tensor:
+        """W_K as a (H, H) view."""
+        return self.qkv_proj.weight[self.hidden_size : 2 * self.hidden_size]
+
+    @property
+    def w_v(self) -> Tensor:
+        """W_V as a (H, H) view."""
+        return self.qkv_proj.weight[2 * self.hidden_size :]
 
     def forward(
         self, x: Tensor, key_mask: Tensor | None = None, need_weights: bool = False
@@ -74,9 +86,8 @@ class MultiHeadAttention(nn.Module):
         computes the same output faster.
         """
         B, T, H = x.shape
-        q = self.split_heads(self.q_proj(x))  # (B, nh, T, hs)
-        k = self.split_heads(self.k_proj(x))  # (B, nh, T, hs)
-        v = self.split_heads(self.v_proj(x))  # (B, nh, T, hs)
+        qkv = self.qkv_proj(x)  # [x W_Q | x W_K | x W_V]: (B, T, 3H)
+        q, k, v = qkv.view(B, T, 3, self.num_heads, self.head_size).permute(2, 0, 3, 1, 4).unbind(0)  # 3 × (B, nh, T, hs)
         mask = None if key_mask is None else key_mask[:, None, None, :]  # (B, 1, 1, T)
         p = self.dropout if self.training else 0.0
         if need_weights:

@@ -38,6 +38,8 @@ NAME_MAP: list[tuple[str, str]] = [
     (r"encoder\.final_norm\.", r"final_norm."),
     (r"pooler\.dense\.", r"pooler.dense."),
 ]
+#: the three projections stored stacked in one ``qkv_proj`` (see attention.py)
+QKV = ("q_proj", "k_proj", "v_proj")
 #: tensors that are not part of the encoder: buffers and task heads of other BERT classes
 IGNORED = re.compile(r"^(embeddings\.position_ids|cls\.|classifier\.|qa_outputs\.)")
 
@@ -125,9 +127,32 @@ def read_tensors(folder: Path) -> dict[str, Tensor]:
     raise CheckpointError(f"{folder} has no weights: expected model.safetensors or pytorch_model.bin")
 
 
+def unfused_state_dict(model: torch.nn.Module) -> dict[str, Tensor]:
+    """The model's tensors with each stacked ``qkv_proj`` shown as separate ``q_proj``/``k_proj``/``v_proj``."""
+    out: dict[str, Tensor] = {}
+    for name, tensor in model.state_dict().items():
+        if ".qkv_proj." in name:
+            for part, chunk in zip(QKV, tensor.chunk(3, dim=0)):
+                out[name.replace(".qkv_proj.", f".{part}.")] = chunk
+        else:
+            out[name] = tensor
+    return out
+
+
+def fuse_qkv(state: dict[str, Tensor]) -> dict[str, Tensor]:
+    """Stack each layer's ``q_proj``/``k_proj``/``v_proj`` tensors into its ``qkv_proj`` (inverse of the above)."""
+    out = {k: v for k, v in state.items() if not re.search(r"\.[qkv]_proj\.", k)}
+    for name in state:
+        if ".q_proj." in name:
+            out[name.replace(".q_proj.", ".qkv_proj.")] = torch.cat(
+                [state[name.replace(".q_proj.", f".{part}.")] for part in QKV]
+            )
+    return out
+
+
 def match_state_dict(model: torch.nn.Module, tensors: dict[str, Tensor], source: str) -> dict[str, Tensor]:
     """Rename ``tensors`` to our names and check every key and shape; raise one error listing all problems."""
-    expected = model.state_dict()
+    expected = unfused_state_dict(model)
     found: dict[str, Tensor] = {}
     unexpected: list[str] = []
     for hf_name, tensor in tensors.items():
@@ -146,7 +171,7 @@ def match_state_dict(model: torch.nn.Module, tensors: dict[str, Tensor], source:
     ]
     if problems:
         raise CheckpointError(f"{source} does not match its config:\n  " + "\n  ".join(problems))
-    return {k: t.to(expected[k].dtype) for k, t in found.items()}
+    return fuse_qkv({k: t.to(expected[k].dtype) for k, t in found.items()})
 
 
 def load_encoder(cls: type["Encoder"], path: str | Path | None) -> "Encoder":
@@ -168,5 +193,5 @@ def save_encoder(model: "Encoder", directory: str | Path) -> None:
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(model.config.to_dict(), indent=2), encoding="utf-8")
-    tensors = {ours_to_hf(k): v.detach().contiguous() for k, v in model.state_dict().items()}
+    tensors = {ours_to_hf(k): v.detach().contiguous() for k, v in unfused_state_dict(model).items()}
     save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
