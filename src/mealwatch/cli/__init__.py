@@ -11,7 +11,7 @@ import importlib
 import sys
 
 #: sub-command modules, in the order ``--help`` lists them
-COMMANDS = ["embed", "train", "evaluate", "predict", "compare", "attention", "explain"]
+COMMANDS = ["embed", "train", "evaluate", "predict", "compare", "attention", "explain", "serve"]
 
 
 class UserError(Exception):

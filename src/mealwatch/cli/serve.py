@@ -1,0 +1,61 @@
+"""``mealwatch serve``: the complaint triage web service (page, HTTP API and the complaint log)."""
+from __future__ import annotations
+
+import argparse
+import socket
+from pathlib import Path
+
+DEFAULT_DB = Path("runs") / "complaints.db"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="the triage web page and HTTP API, with a log of saved complaints",
+        description="Serve the classifier over HTTP: a page at /, the API under /api (documented at /docs), "
+        "and a SQLite log of the complaints saved.",
+    )
+    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: the latest run in runs/)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
+    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the complaint log, a SQLite file (default: {DEFAULT_DB})")
+    p.add_argument("--max-batch", type=int, default=32, help="most texts run through the model at once (default: 32)")
+    p.set_defaults(func=run)
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise UserError when ``host:port`` cannot be listened on."""
+    from mealwatch.cli import UserError
+
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, port))
+    except OSError as e:
+        raise UserError(f"cannot listen on {host}:{port} ({e.strerror or e}): pass another --port or --host") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from mealwatch.cli import UserError
+
+    if not 1 <= args.port <= 65535:
+        raise UserError(f"--port must be between 1 and 65535, not {args.port}")
+    if args.max_batch < 1:
+        raise UserError("--max-batch must be at least 1")
+    check_port_free(args.host, args.port)
+
+    import uvicorn
+
+    from mealwatch.runs import resolve_model
+    from mealwatch.serve import create_app
+
+    model_dir = resolve_model(args.model)
+    app = create_app(model_dir, args.db, max_batch=args.max_batch)
+    service = app.state.service
+    print(f"model: {model_dir} (version {service.predictor.version})")
+    print(f"complaint log: {args.db} ({service.store.count()} complaints, schema version {service.store.schema_version})")
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

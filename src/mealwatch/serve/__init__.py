@@ -1,0 +1,60 @@
+"""The complaint triage service: a FastAPI app with the classifier, the complaint log and the page.
+
+``create_app(model_dir, db_path)`` loads the model once and opens (or creates) the log; see
+docs/serve.md for the endpoints and their limits.
+"""
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from .app import STATIC, Service, router
+from .errors import install as install_error_handlers
+from .predictor import Predictor
+from .store import ComplaintStore, StoreError
+
+DEFAULT_DB = Path("runs") / "complaints.db"
+
+
+def create_app(
+    model_dir: str | Path | None = None,
+    db_path: str | Path = DEFAULT_DB,
+    *,
+    max_batch: int = 32,
+    predictor: Predictor | None = None,
+) -> FastAPI:
+    """The service for the model in ``model_dir`` (None: the latest run) and the log in ``db_path``.
+
+    ``predictor`` replaces loading a model (a test may share one between apps).
+    """
+    owned = predictor is None
+    if predictor is None:
+        from ..runs import resolve_model
+
+        predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch)
+    store = ComplaintStore(db_path)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        store.close()
+        if owned:
+            predictor.close()
+
+    app = FastAPI(
+        title="mealwatch complaint triage",
+        description="Classify mid-day meal complaints, explain the prediction, and keep a log to work through.",
+        version=predictor.version,
+        lifespan=lifespan,
+    )
+    app.state.service = Service(predictor, store)
+    install_error_handlers(app)
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+__all__ = ["ComplaintStore", "DEFAULT_DB", "Predictor", "StoreError", "create_app"]

@@ -1,0 +1,297 @@
+"""The routes: classification, attention, the complaint log, its CSV export and daily counts, and the page.
+
+Handlers are plain functions (FastAPI runs them on its thread pool); the model work goes
+through the ``Predictor`` (one worker, batched) and the log through the ``ComplaintStore``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi.responses import FileResponse, HTMLResponse, Response
+
+from ..labels import DEFINITIONS, urgency
+from . import csv_io
+from .errors import ApiError
+from .predictor import Classified, Predictor
+from .schemas import (
+    MAX_PAGE,
+    AttentionRequest,
+    BatchRequest,
+    BatchResult,
+    ClassifyRequest,
+    ClassifyResult,
+    Complaint,
+    ComplaintPage,
+    CsvResult,
+    StatusChange,
+    Status,
+    Urgency,
+    check_text,
+)
+from .store import ComplaintStore, Filters, NewComplaint, TransitionError, day_range
+
+STATIC = Path(__file__).parent / "static"
+MAX_STATS_DAYS = 3660
+
+
+@dataclass
+class Service:
+    predictor: Predictor
+    store: ComplaintStore
+
+
+def service(request: Request) -> Service:
+    return request.app.state.service
+
+
+router = APIRouter()
+Svc = Annotated[Service, Depends(service)]
+
+
+def result(c: Classified, school: str | None, version: str, complaint_id: int | None = None) -> dict[str, Any]:
+    p = c.prediction
+    return {
+        "text": p.text,
+        "school": school,
+        "labels": p.labels,
+        "probabilities": p.probabilities,
+        "urgency": p.urgency,
+        "importance": c.importance.to_dict() if c.importance else None,
+        "id": complaint_id,
+        "model_version": version,
+    }
+
+
+def classify_and_save(svc: Service, pairs: list[tuple[str, str | None]], save: bool, explain: str, steps: int) -> list[dict]:
+    """Classify (text, school) pairs; with ``save``, add them all to the log in one transaction."""
+    classified = svc.predictor.classify([t for t, _ in pairs], explain, steps)
+    version = svc.predictor.version
+    ids: list[int | None] = [None] * len(pairs)
+    if save:
+        ids = svc.store.add_many(
+            [
+                NewComplaint(c.prediction.text, c.prediction.labels, c.prediction.probabilities, c.prediction.urgency, version, school)
+                for c, (_, school) in zip(classified, pairs)
+            ]
+        )
+    return [result(c, school, version, i) for c, (_, school), i in zip(classified, pairs, ids)]
+
+
+@router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
+def classify(body: ClassifyRequest, svc: Svc) -> dict:
+    """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
+    return classify_and_save(svc, [(body.text, body.school)], body.save, body.explain, body.steps)[0]
+
+
+@router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
+def classify_batch(body: BatchRequest, svc: Svc) -> dict:
+    """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
+    results = classify_and_save(svc, body.pairs(), body.save, body.explain, body.steps)
+    return {"count": len(results), "results": results}
+
+
+@router.post("/api/classify/csv", response_model=CsvResult, tags=["classify"], responses={200: {"content": {"text/csv": {}}}})
+def classify_csv(
+    svc: Svc,
+    file: Annotated[UploadFile, File(description="CSV, UTF-8, with a 'text' column and optionally 'school'")],
+    save: Annotated[bool, Form(description="add every complaint to the log")] = False,
+    format: Annotated[Literal["json", "csv"], Query(description="answer as JSON or as a CSV download")] = "json",
+) -> Any:
+    """Classify every row of an uploaded CSV file; the whole file is refused when any row cannot be read."""
+    name = file.filename or "the upload"
+    try:
+        rows = csv_io.read_upload(file.file.read(csv_io.MAX_CSV_BYTES + 1), name)
+    except csv_io.CsvUploadError as e:
+        raise ApiError(422, str(e)) from None
+    results = classify_and_save(svc, [(r.text, r.school) for r in rows], save, "none", 0)
+    for r, row in zip(results, rows):
+        r["line"] = row.line
+    if format == "csv":
+        text = csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results)
+        stem = Path(name).stem or "complaints"
+        headers = {"Content-Disposition": f'attachment; filename="{stem}-classified.csv"'}
+        return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
+    return {"count": len(results), "results": results}
+
+
+@router.post("/api/attention", tags=["explain"])
+def attention(body: AttentionRequest, svc: Svc) -> dict:
+    """Attention merged to words: ``attention[layer][head][query word][key word]`` (rows sum to 1)."""
+    config = svc.predictor.classifier.encoder.config
+    layers, heads = config.num_hidden_layers, config.num_attention_heads
+    if body.head is not None and body.layer is None:
+        raise ApiError(422, "a head needs a layer: give 'layer' too")
+    if body.layer is not None and not 0 <= body.layer < layers:
+        raise ApiError(422, f"layer {body.layer} does not exist: this model has layers 0 to {layers - 1}")
+    if body.head is not None and not 0 <= body.head < heads:
+        raise ApiError(422, f"head {body.head} does not exist: each layer has heads 0 to {heads - 1}")
+    wa = svc.predictor.attention(body.text, body.include_special)
+    layer_ids = list(range(layers)) if body.layer is None else [body.layer]
+    head_ids = list(range(heads)) if body.head is None else [body.head]
+    chosen = wa.attention[layer_ids][:, head_ids]  # (layers', heads', W, W)
+    return {
+        "text": wa.text,
+        "words": wa.words,
+        "special": wa.special,
+        "layers": layer_ids,
+        "heads": head_ids,
+        "include_special": wa.include_special,
+        "renormalised": wa.renormalised,
+        "truncated": wa.truncated,
+        "attention": chosen.double().round(decimals=4).tolist(),
+    }
+
+
+# --- the complaint log -------------------------------------------------------------------------
+
+
+def _moment(value: str | None, name: str, end: bool) -> datetime | None:
+    """A query date (YYYY-MM-DD, a whole UTC day; ``end`` takes the day after) or ISO time, in UTC."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        if len(value) == 10:
+            day = date.fromisoformat(value)
+            return datetime.combine(day + timedelta(days=1 if end else 0), datetime.min.time(), timezone.utc)
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ApiError(422, f"query parameter '{name}' must be a date (YYYY-MM-DD) or an ISO time, not {value!r}") from None
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def log_filters(
+    svc: Svc,
+    label: Annotated[str | None, Query(description="complaints carrying this label")] = None,
+    urgency: Annotated[Urgency | None, Query()] = None,
+    school: Annotated[str | None, Query(description="exact school name")] = None,
+    status: Annotated[Status | None, Query()] = None,
+    since: Annotated[str | None, Query(alias="from", description="from this day (YYYY-MM-DD, UTC) or time")] = None,
+    until: Annotated[str | None, Query(alias="to", description="up to and including this day, or before this time")] = None,
+) -> Filters:
+    if label is not None:
+        known = set(svc.predictor.labels) | svc.store.labels()
+        if label not in known:
+            raise ApiError(422, f"query parameter 'label': unknown label {label!r}; expected one of {', '.join(sorted(known))}")
+    filters = Filters(label, urgency, school, status, _moment(since, "from", False), _moment(until, "to", True))
+    if filters.since and filters.until and filters.since >= filters.until:
+        raise ApiError(422, f"the date range is empty: 'from' ({since}) must come before 'to' ({until})")
+    return filters
+
+
+LogFilters = Annotated[Filters, Depends(log_filters)]
+
+
+@router.get("/api/complaints", response_model=ComplaintPage, tags=["log"])
+def list_complaints(
+    svc: Svc,
+    filters: LogFilters,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> dict:
+    """Saved complaints, most urgent first, then newest first; ``total`` counts every match."""
+    page = svc.store.list(filters, limit, offset)
+    return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}
+
+
+@router.get("/api/complaints.csv", tags=["log"], response_class=Response, responses={200: {"content": {"text/csv": {}}}})
+def export_complaints(svc: Svc, filters: LogFilters) -> Response:
+    """Every complaint matching the filters as CSV: all columns, labels joined by ';', one p_<label> column per label."""
+    rows = svc.store.list(filters, limit=None).items
+    text = csv_io.write_rows(csv_io.LOG_COLUMNS, csv_io.probability_columns(svc.predictor.labels, rows), rows)
+    headers = {"Content-Disposition": 'attachment; filename="complaints.csv"'}
+    return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
+
+
+def _existing(svc: Service, complaint_id: int) -> dict:
+    found = svc.store.get(complaint_id)
+    if found is None:
+        raise ApiError(404, f"no complaint with id {complaint_id}")
+    return found
+
+
+@router.get("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
+def get_complaint(complaint_id: int, svc: Svc) -> dict:
+    """One complaint, with the history of its status changes."""
+    return _existing(svc, complaint_id)
+
+
+@router.patch("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
+def change_status(complaint_id: int, body: StatusChange, svc: Svc) -> dict:
+    """Move a complaint along new -> in_progress -> resolved; a move that is not allowed is a 409."""
+    try:
+        changed = svc.store.set_status(complaint_id, body.status)
+    except TransitionError as e:
+        raise ApiError(409, str(e)) from None
+    if changed is None:
+        raise ApiError(404, f"no complaint with id {complaint_id}")
+    return changed
+
+
+@router.get("/api/stats", tags=["log"])
+def stats(svc: Svc, filters: LogFilters) -> dict:
+    """Complaints per label per day (UTC), every day of the range listed, days without complaints as 0."""
+    per_day = svc.store.daily_label_counts(filters)
+    first = filters.since.date() if filters.since else (date.fromisoformat(min(per_day)) if per_day else None)
+    last = (filters.until - timedelta(microseconds=1)).date() if filters.until else (
+        date.fromisoformat(max(per_day)) if per_day else None
+    )
+    if first is None or last is None:
+        first = last = first or last or datetime.now(timezone.utc).date()
+    if (last - first).days > MAX_STATS_DAYS:
+        raise ApiError(422, f"the date range spans more than {MAX_STATS_DAYS} days: choose a shorter 'from'/'to'")
+    days = day_range(first, last)
+    labels = csv_io.probability_columns(svc.predictor.labels, [{"probabilities": d} for d in per_day.values()])
+    counts = {label: [per_day.get(day, {}).get(label, 0) for day in days] for label in labels}
+    return {"days": days, "labels": labels, "counts": counts, "totals": {label: sum(v) for label, v in counts.items()}}
+
+
+@router.get("/api/health", tags=["service"])
+def health(svc: Svc) -> dict:
+    """Whether the service is up, which model answers, and how many complaints the log holds."""
+    return {
+        "status": "ok",
+        "model_version": svc.predictor.version,
+        "labels": len(svc.predictor.labels),
+        "complaints_stored": svc.store.count(),
+        "schema_version": svc.store.schema_version,
+    }
+
+
+@router.get("/api/labels", tags=["service"])
+def labels(svc: Svc) -> list[dict]:
+    """The model's labels, each with its definition and the urgency it gives a complaint on its own."""
+    return [
+        {"label": label, "definition": DEFINITIONS.get(label, ""), "urgency": urgency([label])}
+        for label in svc.predictor.labels
+    ]
+
+
+# --- pages -------------------------------------------------------------------------------------
+
+
+@router.get("/", include_in_schema=False)
+def index() -> FileResponse:
+    return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+@router.get("/attention", response_class=HTMLResponse, tags=["explain"])
+def attention_page(
+    svc: Svc,
+    text: Annotated[str, Query(description="the complaint to show")],
+    explain: Annotated[bool, Query(description="add integrated gradients (slow on a CPU)")] = False,
+) -> HTMLResponse:
+    """The explain package's self-contained attention page for one text (heads, layers, and optionally why)."""
+    from ..explain import render_page
+
+    try:
+        check_text(text)
+    except ValueError as e:
+        raise ApiError(422, f"query parameter 'text': {e}") from None
+    wa = svc.predictor.attention(text)
+    explanation = svc.predictor.explanation(text) if explain else None
+    return HTMLResponse(render_page(wa, explanation, model=svc.predictor.version))

@@ -1,0 +1,114 @@
+"""CSV in and out of the service: reading an uploaded complaint file, writing results and the log.
+
+An upload is read whole or refused whole: a file that is not UTF-8, has no ``text`` column,
+a row with more cells than the header (an unquoted comma would split a complaint), an
+empty or over-long text, or too many rows is rejected with the lines at fault — no row is
+ever skipped quietly.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .schemas import MAX_CSV_BYTES, MAX_CSV_ROWS, check_school, check_text
+
+#: columns of a result or log export, before one p_<label> column per label
+RESULT_COLUMNS = ("line", "id", "text", "school", "labels", "urgency")
+LOG_COLUMNS = ("id", "created_at", "status", "status_changed_at", "urgency", "labels", "school", "text", "model_version")
+SHOWN_PROBLEMS = 10
+
+
+class CsvUploadError(ValueError):
+    """The uploaded file cannot be read as complaints; the message names the lines and what was expected."""
+
+
+@dataclass
+class UploadedRow:
+    line: int  # line of the row's first physical line in the file (the header is line 1)
+    text: str
+    school: str | None
+
+
+def read_upload(data: bytes, filename: str = "the upload") -> list[UploadedRow]:
+    """The complaints of an uploaded CSV with a ``text`` column (and optionally ``school``)."""
+    if len(data) > MAX_CSV_BYTES:
+        raise CsvUploadError(f"{filename} is {len(data):,} bytes; the limit is {MAX_CSV_BYTES:,}: split it into smaller files")
+    try:
+        content = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise CsvUploadError(
+            f"{filename} is not UTF-8 text (byte 0x{data[e.start]:02x} on line {line} cannot be read): "
+            "save it as CSV UTF-8 and upload it again"
+        ) from None
+    if not content.strip():
+        raise CsvUploadError(f"{filename} is empty: expected a header line with a 'text' column, then one complaint per line")
+    reader = csv.reader(io.StringIO(content, newline=""))
+    try:
+        header = [h.strip().lower() for h in next(reader)]
+        if "text" not in header:
+            raise CsvUploadError(
+                f"{filename} has no 'text' column (its header is: {', '.join(header) or 'empty'}): "
+                "expected a header line with a 'text' column and optionally a 'school' column"
+            )
+        text_at, school_at = header.index("text"), header.index("school") if "school" in header else None
+        rows: list[UploadedRow] = []
+        problems: list[str] = []
+        start = reader.line_num + 1
+        for cells in reader:
+            line, start = start, reader.line_num + 1
+            if not any(c.strip() for c in cells):
+                continue  # a blank line holds no complaint
+            if len(cells) > len(header):
+                problems.append(
+                    f"line {line} has {len(cells)} cells but the header has {len(header)}: put the text in double quotes if it contains commas"
+                )
+                continue
+            cells += [""] * (len(header) - len(cells))
+            try:
+                text = check_text(cells[text_at])
+                school = check_school(cells[school_at]) if school_at is not None else None
+            except ValueError as e:
+                problems.append(f"line {line}: {e}")
+                continue
+            rows.append(UploadedRow(line, text, school))
+            if len(rows) > MAX_CSV_ROWS:
+                raise CsvUploadError(f"{filename} holds more than {MAX_CSV_ROWS:,} complaints: split it into smaller files")
+    except csv.Error as e:
+        raise CsvUploadError(f"{filename} is not valid CSV near line {reader.line_num}: {e}") from None
+    if problems:
+        more = f" (and {len(problems) - SHOWN_PROBLEMS} more)" if len(problems) > SHOWN_PROBLEMS else ""
+        raise CsvUploadError(
+            f"{filename}: {len(problems)} row(s) cannot be read, nothing was classified: "
+            + "; ".join(problems[:SHOWN_PROBLEMS]) + more
+        )
+    if not rows:
+        raise CsvUploadError(f"{filename} has a header but no complaints: expected one complaint per line after the header")
+    return rows
+
+
+def probability_columns(labels: Sequence[str], rows: Iterable[dict[str, Any]]) -> list[str]:
+    """The labels to write a probability column for: ``labels`` first, then any other label found in ``rows``."""
+    seen = dict.fromkeys(labels)
+    for row in rows:
+        seen.update(dict.fromkeys(row["probabilities"]))
+    return list(seen)
+
+
+def write_rows(columns: Sequence[str], labels: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+    """CSV text: ``columns`` (labels joined by ';'), then ``p_<label>`` for each label (empty when unknown)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*columns, *(f"p_{label}" for label in labels)])
+    for row in rows:
+        values = []
+        for c in columns:
+            v = row.get(c)
+            values.append(";".join(v) if c == "labels" else "" if v is None else v)
+        probs = row["probabilities"]
+        values += [f"{probs[label]:.6f}" if label in probs else "" for label in labels]
+        writer.writerow(values)
+    return out.getvalue()

@@ -1,0 +1,105 @@
+"""Every error leaves the service as JSON ``{"error": "..."}``: what was wrong and what was expected.
+
+Validation errors are rewritten from pydantic's wording into one sentence per problem;
+unexpected exceptions are logged with their trace and answered with a generic 500, so no
+stack trace ever reaches a client.
+"""
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("mealwatch.serve")
+
+_EXPECTED = {
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "list_type": "a list",
+    "dict_type": "a JSON object",
+    "model_type": "a JSON object",
+    "model_attributes_type": "a JSON object",
+    "float_type": "a number",
+}
+
+
+class ApiError(Exception):
+    """An error answered with ``status`` and ``{"error": message}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def error_response(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _where(loc: tuple) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "form")]
+    if not parts:
+        return "the request body" if loc and loc[0] == "body" else "the request"
+    name = parts[0] + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in parts[1:])
+    kind = {"query": "query parameter", "path": "path parameter", "form": "form field"}.get(str(loc[0]), "field")
+    return f"{kind} '{name}'"
+
+
+def describe(error: dict) -> str:
+    """One pydantic error as a sentence a person can act on."""
+    kind, loc, msg = error.get("type", ""), tuple(error.get("loc", ())), str(error.get("msg", ""))
+    where = _where(loc)
+    if kind == "json_invalid":
+        reason = (error.get("ctx") or {}).get("error", "")
+        return f"the request body is not valid JSON ({reason}): send a JSON object such as {{\"text\": \"...\"}}"
+    if kind == "missing":
+        return f"{where} is missing"
+    if kind == "extra_forbidden":
+        return f"{where} is not a field of this request"
+    if kind == "value_error":
+        return f"{where}: {msg.removeprefix('Value error, ')}" if loc[1:] else msg.removeprefix("Value error, ")
+    if kind in _EXPECTED:
+        return f"{where} must be {_EXPECTED[kind]}"
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        ctx = error.get("ctx") or {}
+        bound = {"greater_than_equal": "at least", "less_than_equal": "at most", "greater_than": "more than",
+                 "less_than": "less than"}[kind]  # fmt: skip
+        return f"{where} must be {bound} {next(iter(ctx.values()), '')}"
+    if kind == "literal_error":
+        return f"{where}: {msg.lower()}"
+    return f"{where}: {msg}"
+
+
+def install(app: FastAPI) -> None:
+    """Register the JSON error handlers on ``app``."""
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        messages = list(dict.fromkeys(describe(e) for e in exc.errors()))
+        sent = request.headers.get("content-type", "")
+        if any(tuple(e.get("loc", ())) == ("body",) for e in exc.errors()) and sent and "json" not in sent:
+            messages.append(f"the body was sent as {sent.split(';')[0]}; send JSON with Content-Type: application/json")
+        return error_response(422, "; ".join(messages))
+
+    @app.exception_handler(ApiError)
+    async def _api(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        message = exc.detail if isinstance(exc.detail, str) else "request failed"
+        if exc.status_code == 404 and message == "Not Found":
+            message = f"no such page: {request.url.path} (the API is listed at /docs)"
+        if exc.status_code == 405:
+            message = f"{request.method} is not allowed on {request.url.path} (see /docs)"
+        return error_response(exc.status_code, message)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+        return error_response(500, "internal error: the server could not complete the request (the details are in its log)")

@@ -1,0 +1,180 @@
+"""Request and response bodies of the HTTP API, with their limits.
+
+Requests are strict: a field of the wrong type is an error, never converted ("yes" is not a
+boolean, 5 is not a text), and an unknown field is an error too, so a misspelt field name
+cannot be silently ignored.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+#: the longest complaint text accepted, in characters
+MAX_TEXT_CHARS = 5000
+#: the most texts in one batch request
+MAX_BATCH = 256
+#: the longest school name accepted, in characters
+MAX_SCHOOL_CHARS = 200
+#: an uploaded CSV file: at most this many bytes and complaint rows
+MAX_CSV_BYTES = 2_000_000
+MAX_CSV_ROWS = 2000
+#: the most complaints one page of the log returns
+MAX_PAGE = 500
+#: integrated gradients: the most interpolation steps one request may ask for
+MAX_IG_STEPS = 300
+
+Importance = Literal["none", "grad", "ig"]
+Status = Literal["new", "in_progress", "resolved"]
+Urgency = Literal["high", "medium", "low"]
+
+
+def check_text(text: str) -> str:
+    """The text itself if it is a complaint we can classify; ValueError saying what was expected otherwise."""
+    if not text.strip():
+        raise ValueError("the text is empty (or only whitespace): expected the complaint's words")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValueError(
+            f"the text is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}: split it into shorter complaints"
+        )
+    return text
+
+
+def check_school(school: str | None) -> str | None:
+    """A school name, stripped; None for none given; ValueError when over the limit."""
+    if school is None or not school.strip():
+        return None
+    if len(school) > MAX_SCHOOL_CHARS:
+        raise ValueError(f"the school name is {len(school):,} characters long; the limit is {MAX_SCHOOL_CHARS}")
+    return school.strip()
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class ClassifyRequest(_Request):
+    """One complaint to classify (and, with ``save``, to add to the log)."""
+
+    text: str = Field(description=f"the complaint, 1 to {MAX_TEXT_CHARS} characters, not only whitespace")
+    school: str | None = Field(None, description=f"the school it is about, up to {MAX_SCHOOL_CHARS} characters")
+    save: bool = Field(False, description="add the complaint and its prediction to the log")
+    explain: Importance = Field(
+        "grad",
+        description="per-word importance: 'grad' gradient × input (fast, the default), "
+        "'ig' integrated gradients (slow, exact up to its delta), 'none'",
+    )
+    steps: int = Field(50, ge=1, le=MAX_IG_STEPS, description="integrated-gradients steps (with explain='ig')")
+
+    _text = field_validator("text")(check_text)
+    _school = field_validator("school")(check_school)
+
+
+class BatchItem(_Request):
+    text: str
+    school: str | None = None
+
+    _text = field_validator("text")(check_text)
+    _school = field_validator("school")(check_school)
+
+
+class BatchRequest(_Request):
+    """Several complaints: either ``texts`` (plain strings) or ``items`` (text and school), not both."""
+
+    texts: list[str] | None = Field(None, description=f"1 to {MAX_BATCH} complaint texts")
+    items: list[BatchItem] | None = Field(None, description=f"1 to {MAX_BATCH} complaints with their schools")
+    save: bool = False
+    explain: Importance = Field("none", description="per-word importance for every text (default: none)")
+    steps: int = Field(50, ge=1, le=MAX_IG_STEPS)
+
+    @field_validator("texts")
+    @classmethod
+    def _texts(cls, texts: list[str] | None) -> list[str] | None:
+        if texts is None:
+            return None
+        for i, text in enumerate(texts):
+            try:
+                check_text(text)
+            except ValueError as e:
+                raise ValueError(f"texts[{i}]: {e}") from None
+        return texts
+
+    @model_validator(mode="after")
+    def _one_list(self) -> "BatchRequest":
+        if (self.texts is None) == (self.items is None):
+            raise ValueError('give exactly one of "texts" (a list of strings) or "items" (a list of {text, school})')
+        n = len(self.texts if self.texts is not None else self.items)
+        if n == 0:
+            raise ValueError("the batch is empty: expected at least one complaint")
+        if n > MAX_BATCH:
+            raise ValueError(f"the batch holds {n:,} complaints; the limit is {MAX_BATCH}: send it in several requests")
+        return self
+
+    def pairs(self) -> list[tuple[str, str | None]]:
+        """(text, school) per complaint, in order."""
+        if self.texts is not None:
+            return [(t, None) for t in self.texts]
+        return [(item.text, item.school) for item in self.items or []]
+
+
+class AttentionRequest(_Request):
+    text: str = Field(description=f"the text, 1 to {MAX_TEXT_CHARS} characters")
+    layer: int | None = Field(None, description="only this layer (from 0); all layers when absent")
+    head: int | None = Field(None, description="only this head of the layer (from 0); needs layer")
+    include_special: bool = Field(True, description="show [CLS] and [SEP] as words (else rows are rescaled)")
+
+    _text = field_validator("text")(check_text)
+
+
+class StatusChange(_Request):
+    status: Status = Field(description="new -> in_progress -> resolved (in_progress -> new and resolved -> in_progress undo)")
+
+
+class ClassifyResult(BaseModel):
+    text: str
+    school: str | None = None
+    labels: list[str]
+    probabilities: dict[str, float]
+    urgency: Urgency
+    importance: dict[str, Any] | None = Field(None, description="per-word importance (see the 'explain' field)")
+    id: int | None = Field(None, description="the complaint's id in the log, when saved")
+    model_version: str
+
+
+class BatchResult(BaseModel):
+    count: int
+    results: list[ClassifyResult]
+
+
+class CsvResultRow(ClassifyResult):
+    line: int = Field(description="the row's line in the uploaded file (the header is line 1)")
+
+
+class CsvResult(BaseModel):
+    count: int
+    results: list[CsvResultRow]
+
+
+class Complaint(BaseModel):
+    id: int
+    text: str
+    school: str | None
+    labels: list[str]
+    probabilities: dict[str, float]
+    urgency: Urgency
+    model_version: str
+    created_at: str
+    status: Status
+    status_changed_at: str
+    history: list[dict[str, str]] | None = None
+
+
+class ComplaintPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[Complaint]
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="what was wrong and what was expected")
