@@ -21,6 +21,15 @@ TEXTS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def make_classifier(config: EncoderConfig, tokenizer: Tokenizer, multi_label: bool = True, **kwargs) -> Classifier:
     torch.manual_seed(0)
     return Classifier(Encoder(config), tokenizer, ClassifierConfig(LABELS, multi_label, **kwargs)).eval()

@@ -177,13 +177,24 @@ def validation_scores(model: Classifier, texts: list[str], targets: np.ndarray) 
 def train(
     train_set: LabelledTexts, validation_set: LabelledTexts, args: TrainingArguments | None = None, progress: bool = True
 ) -> TrainingResult:
-    """Fine-tune on ``train_set``, keeping the epoch with the best macro-F1 on ``validation_set``."""
-    from tqdm.auto import tqdm
+    """Fine-tune on ``train_set``, keeping the epoch with the best macro-F1 on ``validation_set``.
 
+    ``args.threads`` sets torch's CPU threads while training (restored afterwards).
+    """
     args = args or TrainingArguments()
     _check_compatible(train_set, validation_set)
+    threads = torch.get_num_threads()
     if args.threads:
         torch.set_num_threads(args.threads)
+    try:
+        return _train(train_set, validation_set, args, progress)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: TrainingArguments, progress: bool) -> TrainingResult:
+    from tqdm.auto import tqdm
+
     started = time.perf_counter()
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
@@ -236,7 +247,7 @@ def train(
     model.load_state_dict(best_state)
     model.config.thresholds = best_thresholds
     model.eval()
-    report = evaluate_classifier(model, validation_set)
+    report = evaluate_classifier(model, validation_set, bootstrap=0)  # the interval belongs to the test report
     return TrainingResult(model, history, best_epoch, time.perf_counter() - started, report)
 
 

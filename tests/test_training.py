@@ -1,0 +1,228 @@
+"""Fine-tuning: falling loss, seeded reproducibility, class weights, batching, schedule, thresholds."""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from mealwatch import Encoder
+from mealwatch.data import Dataset, Example
+from mealwatch.training import (
+    THRESHOLD_GRID,
+    TrainingArguments,
+    build_classifier,
+    length_buckets,
+    loss_function,
+    make_optimizer,
+    train,
+    tune_thresholds,
+)
+from mealwatch.transformer import bundled_model_dir
+
+LABELS = ["foreign_object", "illness", "meal_not_served", "other"]
+COMPLAINTS = [
+    ("There was a dead lizard in the dal today", "foreign_object"),
+    ("We found small stones in the rice again", "foreign_object"),
+    ("A worm was crawling in the khichdi", "foreign_object"),
+    ("Hair and a piece of plastic in the sabzi", "foreign_object"),
+    ("Insects floating in the dal, my son showed me", "foreign_object"),
+    ("Glass pieces were found in the food plate", "foreign_object"),
+    ("Ten children vomited after the midday meal", "illness"),
+    ("My daughter had a stomach ache and diarrhoea after lunch", "illness"),
+    ("Students fainted after eating and were taken to hospital", "illness"),
+    ("Many kids fell sick with fever after eating the meal", "illness"),
+    ("Children complained of vomiting and were taken to the health centre", "illness"),
+    ("A lizard fell into the food and twenty children fell ill", "foreign_object;illness"),
+    ("Kids vomited after eating rice that had insects in it", "foreign_object;illness"),
+    ("No meal was served today at the school", "meal_not_served"),
+    ("The kitchen has been closed for a week, no food for children", "meal_not_served"),
+    ("Cooking stopped because there is no gas cylinder", "meal_not_served"),
+    ("The midday meal has not been given for three days", "meal_not_served"),
+    ("No food today because the grain did not arrive", "meal_not_served"),
+    ("Meal was not cooked since Monday, children go home hungry", "meal_not_served"),
+    ("Thank you, the food has become much better this month", "other"),
+    ("When will the new menu be put up on the wall?", "other"),
+    ("The school boundary wall is broken", "other"),
+    ("My scholarship money has not come yet", "other"),
+    ("Please tell me the timing of the parent meeting", "other"),
+    ("Good work by the new cook, children are happy", "other"),
+    ("A stone in the rice and no dal was served", "foreign_object"),
+    ("Children fell sick and the kitchen is closed now", "illness;meal_not_served"),
+    ("Worms in the rice", "foreign_object"),
+    ("Stomach pain after eating the meal", "illness"),
+    ("No lunch today", "meal_not_served"),
+]
+
+
+def make_dataset(rows, multi_label: bool = True) -> Dataset:
+    examples = [Example(text, tuple(labels.split(";")), line) for line, (text, labels) in enumerate(rows, start=2)]
+    return Dataset.from_examples(examples, LABELS, multi_label)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def tiny_encoder_dir(tiny_config, tmp_path):
+    """A tiny random BERT checkpoint folder with the real tokenizer."""
+    folder = tmp_path / "tiny-encoder"
+    torch.manual_seed(0)
+    Encoder(tiny_config).save_pretrained(folder)
+    shutil.copyfile(bundled_model_dir() / "tokenizer.json", folder / "tokenizer.json")
+    return folder
+
+
+@pytest.fixture
+def splits():
+    return make_dataset(COMPLAINTS[::2] + COMPLAINTS[1::4]), make_dataset(COMPLAINTS[3::4])
+
+
+def fast_args(encoder_dir, **kwargs) -> TrainingArguments:
+    defaults = {"epochs": 4, "batch_size": 8, "learning_rate": 3e-3, "head_learning_rate": 1e-2, "patience": 10,
+                "encoder_path": str(encoder_dir), "warmup_ratio": 0.0}  # fmt: skip
+    return TrainingArguments(**{**defaults, **kwargs})
+
+
+def test_loss_falls(tiny_encoder_dir, splits):
+    train_set = splits[0]
+    args = fast_args(tiny_encoder_dir, learning_rate=1e-2, head_learning_rate=3e-2)
+    torch.manual_seed(0)
+    model = build_classifier(LABELS, True, args).train()
+    loss_fn = loss_function(train_set.targets(), True, len(LABELS), "auto")
+    optimizer, scheduler = make_optimizer(model, args, total_steps=12)
+    batch = model.tokenizer(train_set.texts[:8])
+    targets = torch.tensor(train_set.targets()[:8], dtype=torch.float32)
+    losses = []
+    for _ in range(12):
+        loss = loss_fn(model(**batch.model_inputs()).logits, targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_training_keeps_the_best_epoch(tiny_encoder_dir, splits):
+    result = train(*splits, fast_args(tiny_encoder_dir, epochs=3), progress=False)
+    assert [h["epoch"] for h in result.history] == [1, 2, 3]
+    scores = [h["validation_macro_f1"] for h in result.history]
+    assert result.best_epoch == scores.index(max(scores)) + 1
+    assert result.validation_report.macro_f1 == pytest.approx(max(scores))
+    assert result.seconds > 0
+
+
+def test_same_seed_same_model_other_seed_other_model(tiny_encoder_dir, splits):
+    a = train(*splits, fast_args(tiny_encoder_dir, epochs=2, seed=3), progress=False)
+    b = train(*splits, fast_args(tiny_encoder_dir, epochs=2, seed=3), progress=False)
+    c = train(*splits, fast_args(tiny_encoder_dir, epochs=2, seed=4), progress=False)
+    assert a.history == b.history
+    assert a.validation_report.to_dict() == b.validation_report.to_dict()
+    for (name, x), y in zip(a.classifier.state_dict().items(), b.classifier.state_dict().values()):
+        assert torch.equal(x, y), name
+    assert not torch.equal(a.classifier.head.weight, c.classifier.head.weight)
+    assert a.history != c.history
+
+
+def test_multi_label_training_tunes_one_threshold_per_label(tiny_encoder_dir, splits):
+    result = train(*splits, fast_args(tiny_encoder_dir, epochs=2), progress=False)
+    model = result.classifier
+    assert model.multi_label
+    assert len(model.config.thresholds) == len(LABELS)
+    assert all(t in THRESHOLD_GRID for t in model.config.thresholds)
+    assert model.config.training["epochs"] == 2 and model.config.training["seed"] == 0
+    assert result.validation_report.labels == LABELS and result.validation_report.multi_label
+
+
+def test_single_label_training_gives_a_softmax_head(tiny_encoder_dir):
+    single = [(t, labels.split(";")[0]) for t, labels in COMPLAINTS]
+    train_set, validation_set = make_dataset(single[::2], False), make_dataset(single[1::2], False)
+    assert train_set.targets().ndim == 1
+    result = train(train_set, validation_set, fast_args(tiny_encoder_dir, epochs=2), progress=False)
+    model = result.classifier
+    assert not model.multi_label and model.config.thresholds is None
+    probs = model.predict_probabilities(validation_set.texts)
+    torch.testing.assert_close(probs.sum(dim=1), torch.ones(len(validation_set)))
+    assert all(len(p.labels) == 1 for p in model.predict(validation_set.texts))
+
+
+def test_validation_labels_must_match(tiny_encoder_dir, splits):
+    other = Dataset.from_examples(splits[1].examples, LABELS[:3] + ["something_else"], True)
+    with pytest.raises(ValueError, match="validation data's labels"):
+        train(splits[0], other, fast_args(tiny_encoder_dir), progress=False)
+
+
+def test_pretrained_false_starts_from_random_weights(tiny_encoder_dir):
+    checkpoint = Encoder.from_pretrained(tiny_encoder_dir)
+    torch.manual_seed(1)
+    fresh = build_classifier(LABELS, True, fast_args(tiny_encoder_dir, pretrained=False))
+    loaded = build_classifier(LABELS, True, fast_args(tiny_encoder_dir))
+    assert fresh.encoder.config == checkpoint.config
+    assert not torch.equal(fresh.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
+    assert torch.equal(loaded.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
+
+
+def test_length_buckets_cover_every_text_once_with_similar_lengths():
+    lengths = torch.tensor([5, 40, 6, 41, 7, 42, 8, 43, 5, 40, 6, 41])
+    batches = length_buckets(lengths, 2, torch.Generator().manual_seed(0))
+    assert sorted(torch.cat(batches).tolist()) == list(range(12))
+    assert all(int(lengths[b].max() - lengths[b].min()) <= 2 for b in batches)
+    again = length_buckets(lengths, 2, torch.Generator().manual_seed(0))
+    assert [b.tolist() for b in batches] == [b.tolist() for b in again]
+
+
+def test_class_weights():
+    balanced = np.array([[1, 0], [0, 1], [1, 0], [0, 1]])
+    assert loss_function(balanced, True, 2, "auto").pos_weight is None
+    rare = np.array([[1, 0]] * 6 + [[1, 1], [0, 1]])  # label 0: 7 of 8 rows, label 1: 2 of 8
+    weighted = loss_function(rare, True, 2, "auto").pos_weight
+    torch.testing.assert_close(weighted, torch.tensor([(1 / 7) ** 0.5, (6 / 2) ** 0.5]))
+    assert loss_function(rare, True, 2, "off").pos_weight is None
+    single = np.array([0, 0, 0, 0, 0, 0, 1, 2])  # counts 6, 1, 1: N / (L * count)
+    torch.testing.assert_close(loss_function(single, False, 3, "auto").weight, torch.tensor([8 / 18, 8 / 3, 8 / 3]))
+    assert loss_function(np.array([0, 1, 2]), False, 3, "auto").weight is None
+    torch.testing.assert_close(loss_function(np.array([0, 1, 2]), False, 3, "on").weight, torch.ones(3))
+
+
+def test_tune_thresholds_picks_each_labels_best_f1():
+    probs = np.array([[0.9, 0.2], [0.7, 0.35], [0.62, 0.1], [0.3, 0.8]])
+    targets = np.array([[1, 1], [1, 1], [0, 0], [0, 1]])
+    # label 0: only 0.65/0.70 separates the positives (0.9, 0.7) from 0.62; ties go nearest 0.5 -> 0.65
+    # label 1: any threshold in (0.1, 0.2] keeps all three positives and drops 0.1 -> 0.15 and 0.2; 0.2 is nearer 0.5
+    assert tune_thresholds(probs, targets) == [0.65, 0.2]
+
+
+def test_learning_rate_warms_up_then_decays_to_zero(tiny_encoder_dir):
+    model = build_classifier(LABELS, True, fast_args(tiny_encoder_dir))
+    args = fast_args(tiny_encoder_dir, warmup_ratio=0.3, learning_rate=1.0, head_learning_rate=10.0)
+    optimizer, scheduler = make_optimizer(model, args, total_steps=10)
+    groups = optimizer.param_groups
+    head = next(i for i, g in enumerate(groups) if any(p is model.head.weight for p in g["params"]))
+    encoder = next(i for i, g in enumerate(groups) if any(p is model.encoder.embeddings.word.weight for p in g["params"]))
+    assert groups[head]["weight_decay"] == groups[encoder]["weight_decay"] == 0.01
+    bias = next(g for g in groups if any(p is model.head.bias for p in g["params"]))
+    assert bias["weight_decay"] == 0.0
+    rates = []
+    for _ in range(10):
+        rates.append(scheduler.get_last_lr())
+        optimizer.step()
+        scheduler.step()
+    encoder_rates = [r[encoder] for r in rates]
+    assert encoder_rates[:4] == pytest.approx([0.25, 0.5, 0.75, 1.0])
+    assert encoder_rates[4:] == pytest.approx([6 / 7, 5 / 7, 4 / 7, 3 / 7, 2 / 7, 1 / 7])
+    assert [r[head] for r in rates] == pytest.approx([10 * r for r in encoder_rates])
+
+
+def test_bad_arguments_are_rejected():
+    with pytest.raises(ValueError, match="class_weights"):
+        TrainingArguments(class_weights="yes")
+    with pytest.raises(ValueError, match="epochs must be at least 1"):
+        TrainingArguments(epochs=0)
