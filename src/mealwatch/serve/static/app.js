@@ -220,9 +220,12 @@ function svg(tag, attrs) {
 async function refreshChart() {
   const today = new Date();
   const from = new Date(today.getTime() - 29 * 86400000).toISOString().slice(0, 10);
-  let stats;
-  try { stats = await api(`/api/stats?from=${from}&to=${today.toISOString().slice(0, 10)}`); } catch { return; }
-  const W = 900, H = 220, left = 34, bottom = 22, top = 8;
+  try { state.stats = await api(`/api/stats?from=${from}&to=${today.toISOString().slice(0, 10)}`); } catch { return; }
+  drawChart(state.stats);
+}
+
+function drawChart(stats) {
+  const W = Math.max(300, $("#chart").clientWidth || 900), H = W < 600 ? 180 : 220, left = 34, bottom = 22, top = 8;
   const n = stats.days.length;
   const totals = stats.days.map((_, d) => stats.labels.reduce((s, l) => s + stats.counts[l][d], 0));
   const peak = Math.max(1, ...totals);
@@ -248,8 +251,10 @@ async function refreshChart() {
         y -= h;
       }
     });
-    if (d % 5 === 0 || d === n - 1) {
-      const t = svg("text", { x: left + d * step + step / 2, y: H - 6, "text-anchor": "middle" });
+    const every = W < 600 ? 7 : 5;
+    if ((d % every === 0 && n - 1 - d >= every / 2) || d === n - 1) {
+      const anchor = d === n - 1 ? "end" : d === 0 ? "start" : "middle";
+      const t = svg("text", { x: left + d * step + (anchor === "end" ? step : anchor === "start" ? 0 : step / 2), y: H - 6, "text-anchor": anchor });
       t.textContent = day.slice(5);
       chart.append(t);
     }
@@ -261,6 +266,9 @@ async function refreshChart() {
     return el("li", {}, sw, `${pretty(l)} (${stats.totals[l]})`);
   }));
 }
+
+let resizing;
+window.addEventListener("resize", () => { clearTimeout(resizing); resizing = setTimeout(() => state.stats && drawChart(state.stats), 150); });
 
 // --- start -------------------------------------------------------------------------------------
 
