@@ -5,13 +5,18 @@
   "use strict";
   const data = JSON.parse(document.getElementById("mealwatch-data").textContent);
   const words = data.words, special = data.special || words.map(() => false);
-  const W = words.length, L = data.layers, H = data.heads, A = data.attention; // A[layer][head][query][key]
+  const W = words.length, L = data.layers, H = data.heads;
+  // A[layer][head][query] is a Float64Array over keys; the page stores whole thousandths
+  const A = data.attention_milli.map((layer) => layer.map((head) => head.map(
+    (row) => Float64Array.from(row, (v) => v / data.attention_scale))));
+  delete data.attention_milli;
   const $ = (id) => document.getElementById(id);
   const start = data.initial || {};
   const state = {
     layer: Number.isInteger(start.layer) ? start.layer : 0,
     heads: new Set(Array.isArray(start.heads) ? start.heads : [...Array(H).keys()]),
     threshold: typeof start.threshold === "number" ? start.threshold : (W > 60 ? 0.05 : 0.02),
+    minThreshold: W > 60 ? 0.01 : 0,  // long texts: never draw the countless faint lines below 0.01
     focus: Number.isInteger(start.focus) ? { side: "q", index: start.focus } : null,
     pinned: Number.isInteger(start.focus),
   };
@@ -63,6 +68,8 @@
   $("all-heads").addEventListener("click", () => { state.heads = new Set([...Array(H).keys()]); redraw(); });
   $("no-heads").addEventListener("click", () => { state.heads = new Set(); redraw(); });
   const slider = $("threshold");
+  slider.min = `${state.minThreshold}`;
+  state.threshold = Math.max(state.threshold, state.minThreshold);
   slider.value = `${state.threshold}`;
   slider.addEventListener("input", () => { state.threshold = +slider.value; redraw(); });
 
@@ -92,6 +99,7 @@
   const rowY = (i) => geo.top + i * geo.row + geo.row / 2;
 
   function drawHead() {
+    const t0 = performance.now();
     ctx.clearRect(0, 0, geo.width, geo.height);
     const l = state.layer, heads = [...state.heads].sort((a, b) => a - b), f = state.focus;
     let lines = 0;
@@ -122,6 +130,13 @@
       }
     }
     ctx.globalAlpha = 1;
+    if (!lines) {
+      ctx.font = "13px system-ui, sans-serif";
+      ctx.fillStyle = "#59636e";
+      ctx.textAlign = "center";
+      const why = heads.length ? `no weight reaches ${state.threshold.toFixed(2)}: lower the threshold` : "no head selected";
+      ctx.fillText(why, (geo.left + geo.right) / 2, geo.top - 6);
+    }
     // weights of the focused word, averaged over the selected heads, shown on the other side
     let shown = null;
     if (f && heads.length) {
@@ -167,7 +182,9 @@
     }
     ctx.textBaseline = "alphabetic";
     window.mealwatchView = { layer: l, heads, lines, threshold: state.threshold,
-      focus: f ? { side: f.side, index: f.index } : null, words: words.map((_, i) => label(i)) };
+      focus: f ? { side: f.side, index: f.index } : null, words: words.map((_, i) => label(i)),
+      geometry: { top: geo.top, row: geo.row, left: geo.left, right: geo.right },
+      ms: Math.round(performance.now() - t0) };
   }
   function hit(event) {
     const r = canvas.getBoundingClientRect();
