@@ -1,0 +1,186 @@
+"""The page in headless Chromium against a live server on 127.0.0.1: classify, upload and download a
+CSV, change a status. Any page error, console error or request leaving this machine fails the test."""
+from __future__ import annotations
+
+import csv
+import socket
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import torch
+
+from mealwatch import Encoder, EncoderConfig, Tokenizer
+from mealwatch.classifier import Classifier, ClassifierConfig
+from mealwatch.labels import LABELS
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+LOCAL_HOSTS = {"127.0.0.1"}
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> tuple[Path, Classifier]:
+    torch.manual_seed(0)
+    tokenizer = Tokenizer.from_pretrained()
+    config = EncoderConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64
+    )
+    folder = tmp_path_factory.mktemp("browser") / "run"
+    Classifier(Encoder(config), tokenizer, ClassifierConfig(labels=list(LABELS), multi_label=True)).save(folder)
+    return folder, Classifier.load(folder)
+
+
+@pytest.fixture(scope="module")
+def server(model, tmp_path_factory):
+    """The app under uvicorn in a background thread on a free loopback port; yields (base url, db path)."""
+    import uvicorn
+
+    from mealwatch.serve import create_app
+
+    db = tmp_path_factory.mktemp("browser-db") / "log.db"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(model[0], db), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the test server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", db
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh page that records page and console errors and blocks every request not to 127.0.0.1."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    problems: list[str] = []
+
+    def only_local(route):
+        url = urlparse(route.request.url)
+        if url.scheme in ("data", "blob") or url.hostname in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            problems.append(f"blocked a request to {route.request.url}")
+            route.abort()
+
+    context.route("**/*", only_local)
+    p = context.new_page()
+    p.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    p.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    p.goto(server[0] + "/")
+    p.wait_for_function("document.querySelector('#f-label').options.length > 1")
+    yield p
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_classify_on_the_page(page, model, server):
+    text = "Worms were found in the rice and two children vomited after lunch"
+    page.fill("#text", text)
+    page.fill("#school", "GPS Rampur")
+    page.click("#classify-btn")
+    page.wait_for_selector("#result:not([hidden])")
+    expected = model[1].predict([text])[0]
+    shown = page.locator("#labels li.on").evaluate_all("items => items.map(li => li.dataset.label)")
+    assert sorted(shown) == sorted(expected.labels)
+    assert page.locator("#labels li").count() == len(LABELS)
+    assert page.text_content("#urgency") == f"{expected.urgency} urgency"
+    assert page.locator("#words mark").count() == len(model[1].tokenizer([text]).words[0])
+    assert page.text_content("#words") == text
+    saved = page.text_content("#saved")
+    assert saved.startswith("saved as #")
+    page.wait_for_selector(f"#log-list li[data-id='{saved.removeprefix('saved as #')}']")
+    # the attention view opens in a new tab, from the same server
+    with page.context.expect_page() as opened:
+        page.click("#attention-link")
+    view = opened.value
+    view.wait_for_load_state()
+    assert "Worms" in view.content()
+    view.close()
+
+
+def test_upload_and_download_a_csv(page, model, server, tmp_path):
+    texts = ["The dal was watery, again", "No meal for three days", "A lizard in the sabzi"]
+    upload = tmp_path / "week.csv"
+    with open(upload, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["text", "school"])
+        w.writerows([[t, f"S{i}"] for i, t in enumerate(texts)])
+    page.set_input_files("#csv-file", str(upload))
+    page.click("#csv-btn")
+    page.wait_for_selector("#csv-results:not([hidden])")
+    assert page.locator("#csv-table tbody tr").count() == 3
+    with page.expect_download() as download:
+        page.click("#csv-download")
+    assert download.value.suggested_filename == "week-classified.csv"
+    path = tmp_path / "down.csv"
+    download.value.save_as(path)
+    rows = list(csv.DictReader(open(path, encoding="utf-8")))
+    assert [r["text"] for r in rows] == texts and [r["school"] for r in rows] == ["S0", "S1", "S2"]
+    for row, expected in zip(rows, model[1].predict(texts)):
+        assert row["labels"].split(";") == expected.labels and row["urgency"] == expected.urgency
+        assert float(row["p_illness"]) == pytest.approx(expected.probabilities["illness"], abs=1e-5)
+    with sqlite3.connect(server[1]) as conn:
+        stored = {r[0]: r[1] for r in conn.execute("SELECT text, school FROM complaints")}
+    assert all(stored.get(t) == f"S{i}" for i, t in enumerate(texts))
+    for row in rows:
+        assert stored and int(row["id"]) > 0
+
+
+def test_change_a_status(page, server):
+    page.fill("#text", "The cook did not come today")
+    page.click("#classify-btn")
+    page.wait_for_selector("#result:not([hidden])")
+    cid = page.text_content("#saved").removeprefix("saved as #")
+    item = page.locator(f"#log-list li[data-id='{cid}']")
+    item.locator("button[data-to='in_progress']").click()
+    page.wait_for_selector(f"#log-list li[data-id='{cid}'] .state.in_progress")
+    with sqlite3.connect(server[1]) as conn:
+        status = conn.execute("SELECT status FROM complaints WHERE id = ?", (int(cid),)).fetchone()[0]
+        history = conn.execute("SELECT old_status, new_status FROM status_changes WHERE complaint_id = ?", (int(cid),)).fetchall()
+    assert status == "in_progress" and history == [("new", "in_progress")]
+    # the status filter shows it among the complaints in progress
+    page.select_option("#f-status", "in_progress")
+    deadline = time.monotonic() + 10
+    while page.locator("#log-list .state:not(.in_progress)").count() and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert page.locator("#log-list .state:not(.in_progress)").count() == 0
+    assert page.locator(f"#log-list li[data-id='{cid}']").count() == 1
+
+
+def test_fits_a_phone_screen(page):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.fill("#text", "Rotten eggs were served and the kitchen smells")
+    page.click("#classify-btn")
+    page.wait_for_selector("#result:not([hidden])")
+    page.wait_for_selector("#chart svg")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
