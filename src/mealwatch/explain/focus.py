@@ -69,6 +69,8 @@ class FocusReport:
     weights: Tensor  # (layers, heads, C): weight from ``word`` to each candidate
     top_heads: dict[str, list[HeadWeight]] = field(default_factory=dict)  # per candidate, strongest heads first
     wins: dict[str, int] = field(default_factory=dict)  # per candidate, heads in which it gets the most weight
+    #: per candidate, the heads it wins, ranked by its margin over the runner-up (weight = the margin)
+    preferred: dict[str, list[HeadWeight]] = field(default_factory=dict)
 
     def to_dict(self, decimals: int = 4) -> dict[str, Any]:
         return {
@@ -82,6 +84,10 @@ class FocusReport:
                 for c, heads in self.top_heads.items()
             },
             "wins": dict(self.wins),
+            "preferred": {
+                c: [{"layer": h.layer, "head": h.head, "margin": round(h.weight, decimals)} for h in heads]
+                for c, heads in self.preferred.items()
+            },
         }
 
 
@@ -129,9 +135,15 @@ def focus(
         ranked = sorted(selected, key=lambda lh: float(weights[lh[0], lh[1], c]), reverse=True)[:top]
         top_heads[label] = [HeadWeight(l, h, float(weights[l, h, c])) for l, h in ranked]
     wins = {label: 0 for label in labels}
+    margins: dict[str, list[HeadWeight]] = {label: [] for label in labels}
     if labels:
         for l, h in selected:
-            wins[labels[int(torch.argmax(weights[l, h]))]] += 1
+            values = weights[l, h]  # (C,)
+            best = int(torch.argmax(values))
+            wins[labels[best]] += 1
+            runner_up = float(values.topk(2).values[1]) if len(labels) > 1 else 0.0
+            margins[labels[best]].append(HeadWeight(l, h, float(values[best]) - runner_up))
+    preferred = {c: sorted(m, key=lambda hw: hw.weight, reverse=True)[:top] for c, m in margins.items()}
     return FocusReport(
         word=label_of(wa.words, index),
         index=index,
@@ -141,4 +153,5 @@ def focus(
         weights=weights.clone(),
         top_heads=top_heads,
         wins=wins,
+        preferred=preferred,
     )

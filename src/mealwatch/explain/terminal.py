@@ -87,6 +87,10 @@ def print_focus(report: FocusReport, wa: WordAttention, layer: int | None = None
     for cand in report.candidates:
         heads = ", ".join(f"L{h.layer}H{h.head} {h.weight:.2f}" for h in report.top_heads[cand])
         out.print(f'top heads for "{report.word}" → "{cand}": {heads}')
+    if len(report.candidates) > 1:
+        for cand in report.candidates:
+            heads = ", ".join(f"L{h.layer}H{h.head} +{h.weight:.2f}" for h in report.preferred[cand]) or "none"
+            out.print(f'heads that prefer "{cand}" most (margin over the next candidate): {heads}')
     total = sum(report.wins.values())
     wins = ", ".join(f"{c} {n}" for c, n in report.wins.items())
     out.print(f"heads in which each candidate gets the most weight (of {total}): {wins}")

@@ -294,6 +294,14 @@
         + `Σ word importance ${sum.toFixed(4)} ≈ P(text) ${e.probabilities[label].toFixed(4)} − P(baseline) `
         + `${e.baseline_probabilities[label].toFixed(4)} (convergence delta ${e.delta[label].toFixed(5)}). Hover a word for its value.`;
       colourWords($("ig-words"), e.words, v, pos, neg, (x) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`);
+      const order = v.map((_, i) => i).sort((a, b) => Math.abs(v[b]) - Math.abs(v[a])).slice(0, 6);
+      const strongest = $("ig-strongest");
+      strongest.replaceChildren("Strongest: ");
+      order.forEach((i, n) => {
+        const b = document.createElement("b");
+        b.textContent = e.words[i];
+        strongest.append(...(n ? [" · "] : []), b, ` ${v[i] >= 0 ? "+" : "−"}${Math.abs(v[i]).toFixed(3)}`);
+      });
     };
     for (const label of e.predicted) {
       const b = document.createElement("button");
