@@ -28,7 +28,7 @@ from .evaluation import EvaluationReport, evaluate_predictions
 #: the baselines ``compare`` knows, in table order
 BASELINES = ("tfidf", "frozen", "scratch", "finetune")
 #: inverse regularisation strengths tried for the logistic regressions
-C_GRID = (1.0, 10.0, 100.0)
+C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 
 @dataclass
@@ -68,9 +68,10 @@ def _logistic(C: float, multi_label: bool, scale: bool) -> Any:
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    model: Any = LogisticRegression(C=C, class_weight="balanced", max_iter=3000)
-    if multi_label:
-        model = OneVsRestClassifier(model)
+    if multi_label:  # one binary problem per label: liblinear is many times faster than lbfgs there
+        model: Any = OneVsRestClassifier(LogisticRegression(C=C, class_weight="balanced", solver="liblinear"))
+    else:
+        model = LogisticRegression(C=C, class_weight="balanced", max_iter=3000)
     return make_pipeline(StandardScaler(), model) if scale else model
 
 
