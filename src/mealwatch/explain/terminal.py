@@ -14,7 +14,7 @@ from .word_attention import WordAttention
 def _console(console: Console | None) -> Console:
     if console is not None:
         return console
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)  # long lines are not cut; tables still fit the width
     if not console.is_terminal:
         console.width = max(console.width, 120)  # piped output: do not squeeze the tables to 80 columns
     return console
