@@ -51,6 +51,11 @@ class Explanation:
     target: str = "probability"
     truncated: bool = False
 
+    @property
+    def labels(self) -> list[str]:
+        """The explained labels (the predicted ones), as the architecture contract names them."""
+        return list(self.predicted)
+
     def to_dict(self, decimals: int = 4) -> dict[str, Any]:
         r = lambda x: round(float(x), decimals)  # noqa: E731
         return {
