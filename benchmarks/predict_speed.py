@@ -1,0 +1,66 @@
+"""Batch prediction speed: complaints per second through `Classifier.predict` (tokenizing included).
+
+Uses a trained model (--model, else the latest under runs/, else an untrained head on the
+bundled all-MiniLM-L6-v2: the speed does not depend on the weights) and the bundled test
+complaints, repeated to --count texts. Target: >= 200 complaints/s on 2 cores.
+
+    python benchmarks/predict_speed.py [--threads 2] [--count 1000] [--batch-size 64] [--model DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import torch
+
+TARGET = 200.0
+
+
+def load_model(path: str | None):
+    from mealwatch.classifier import Classifier
+    from mealwatch.labels import LABELS
+    from mealwatch.runs import NoModelError, resolve_model
+    from mealwatch.training import TrainingArguments, build_classifier
+
+    try:
+        folder = resolve_model(path)
+    except NoModelError:
+        if path is not None:
+            raise
+        print("no trained model under runs/: timing an untrained head on the bundled encoder")
+        return build_classifier(LABELS, True, TrainingArguments()).eval()
+    print(f"model: {folder}")
+    return Classifier.load(folder)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--model")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+
+    from mealwatch.data import bundled_data_dir, read_dataset
+
+    texts = read_dataset(bundled_data_dir() / "test.csv").texts
+    texts = (texts * (args.count // len(texts) + 1))[: args.count]
+    model = load_model(args.model)
+    lengths = model.tokenizer(texts[:500]).attention_mask.sum(dim=1).float()
+    print(f"{len(texts)} texts, {lengths.mean():.1f} tokens on average (max {int(lengths.max())}); "
+          f"threads {torch.get_num_threads()}, batch size {args.batch_size}")  # fmt: skip
+    model.predict(texts[:64], batch_size=args.batch_size)  # warm-up
+    rates = []
+    for _ in range(args.repeats):
+        started = time.perf_counter()
+        model.predict(texts, batch_size=args.batch_size)
+        rates.append(len(texts) / (time.perf_counter() - started))
+    print(f"texts/s: median {statistics.median(rates):.0f} (runs: {', '.join(f'{r:.0f}' for r in rates)})   "
+          f"(target >= {TARGET:.0f})")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""The main job, measured: default `mealwatch train` on the bundled complaints.
+
+Trains with the default TrainingArguments exactly as `mealwatch train` does (saving the model
+and its test report into a new folder under runs/), then prints the wall time, the peak
+resident memory of this process, the test macro/micro-F1 and the TF-IDF baseline's
+macro-F1 on the same split. Targets: <= 10 minutes and <= 3 GB on 2 cores, test macro-F1
+>= 0.85 and >= 5 points above TF-IDF.
+
+    python benchmarks/train_bundled.py [--threads 2] [--epochs N] [--lr X] [--seed S]
+"""
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+import torch
+
+TARGET_SECONDS, TARGET_GB, TARGET_F1, TARGET_MARGIN = 600, 3.0, 0.85, 0.05
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--epochs", type=int)
+    parser.add_argument("--lr", type=float)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-baseline", action="store_true", help="skip the TF-IDF comparison")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+
+    from mealwatch.baselines import tfidf_baseline
+    from mealwatch.runs import load_training_data, train_and_save
+    from mealwatch.training import TrainingArguments
+
+    started = time.perf_counter()
+    splits = load_training_data(None)
+    chosen = {"epochs": args.epochs, "learning_rate": args.lr}
+    training = TrainingArguments(seed=args.seed, **{k: v for k, v in chosen.items() if v is not None})
+    finished = train_and_save(splits, training, progress=False)
+    seconds = time.perf_counter() - started
+    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2  # ru_maxrss is in KiB on Linux
+
+    print(f"threads: {torch.get_num_threads()}; splits: " + ", ".join(f"{k} {len(v)}" for k, v in splits.items()))
+    print(f"arguments: {training}")
+    for h in finished.result.history:
+        print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, validation macro-F1 {h['validation_macro_f1']:.4f}")
+    print(f"best epoch {finished.result.best_epoch}; thresholds {finished.result.classifier.config.thresholds}")
+    print(f"model saved to {finished.folder}")
+    report = finished.report
+    print(f"wall time (reading data, training, saving, test report): {seconds:.0f} s   (target <= {TARGET_SECONDS})")
+    print(f"peak RSS: {peak_gb:.2f} GB   (target <= {TARGET_GB})")
+    lo, hi = report.macro_f1_ci
+    print(f"test macro-F1 {report.macro_f1:.4f} (95 % CI {lo:.3f}-{hi:.3f})   (target >= {TARGET_F1})")
+    print(f"test micro-F1 {report.micro_f1:.4f}, subset accuracy {report.subset_accuracy:.4f}")
+    if not args.no_baseline:
+        tfidf = tfidf_baseline(splits, seed=args.seed)
+        margin = report.macro_f1 - tfidf.macro_f1
+        print(f"TF-IDF + logistic regression: test macro-F1 {tfidf.macro_f1:.4f}; "
+              f"fine-tuned is {100 * margin:+.1f} points   (target >= +{100 * TARGET_MARGIN:.0f})")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
