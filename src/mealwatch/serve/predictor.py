@@ -2,6 +2,8 @@
 
 Requests from many HTTP threads are queued; the worker takes what is waiting (up to
 ``max_batch`` texts) and runs it as one batch, so concurrent clients share forward passes.
+It waits for nobody (``max_wait_s`` = 0 by default): a lone request runs at once, and under
+load the requests that arrive while a batch runs form the next one.
 All model work — batches, integrated gradients, attention — holds one lock, because the
 tokenizer and the model are not meant to be driven by several threads at once.
 
@@ -17,6 +19,7 @@ Per-word importance, two methods:
 from __future__ import annotations
 
 import hashlib
+import logging
 import queue
 import threading
 from collections.abc import Sequence
@@ -100,7 +103,7 @@ def predictions_from_probabilities(classifier: Classifier, texts: Sequence[str],
 class Predictor:
     """Classifies texts with one loaded model; thread-safe; concurrent calls are batched together."""
 
-    def __init__(self, classifier: Classifier, version: str, max_batch: int = 32, max_wait_s: float = 0.002) -> None:
+    def __init__(self, classifier: Classifier, version: str, max_batch: int = 32, max_wait_s: float = 0.0) -> None:
         self.classifier = classifier.eval()
         self.version = version
         self.max_batch = max_batch
@@ -144,6 +147,12 @@ class Predictor:
     # --- the worker -------------------------------------------------------------------------------
 
     def _serve(self) -> None:
+        try:  # warm up in this thread (its thread pool, the allocator), so the first request is not the slow one
+            with self._lock:
+                self.classifier.predict(["warm up"])
+                self._gradient_times_input(["warm up"])
+        except Exception as e:  # noqa: BLE001 - a real request will meet (and report) the same failure
+            logging.getLogger("mealwatch.serve").warning("the model's warm-up run failed: %s", e)
         while True:
             job = self._queue.get()
             if job is None:
@@ -151,7 +160,7 @@ class Predictor:
             jobs, n = [job], len(job.texts)
             while n < self.max_batch:  # gather what else is waiting, or arrives within max_wait_s
                 try:
-                    more = self._queue.get(timeout=self.max_wait_s)
+                    more = self._queue.get(timeout=self.max_wait_s) if self.max_wait_s > 0 else self._queue.get_nowait()
                 except queue.Empty:
                     break
                 if more is None:
@@ -209,15 +218,15 @@ class Predictor:
                 chosen = probs.gather(1, targets[:, k : k + 1]).sum()  # texts are independent: Σ keeps each gradient
                 (grad,) = torch.autograd.grad(chosen, x, retain_graph=k < K - 1)  # (B, T, H)
                 per_token.append(((x - baseline) * grad).sum(dim=-1).detach())  # (B, T)
+        per_token_lists = torch.stack(per_token, dim=1).tolist()  # (B, K, T) as nested lists
         results = []
         for i, prediction in enumerate(predictions):
-            n_words = len(batch.words[i])
             scores = {}
             for k, label in enumerate(prediction.labels):
-                per_word = [0.0] * n_words
-                for t, w in enumerate(batch.word_ids[i]):
+                per_word = [0.0] * len(batch.words[i])
+                for w, value in zip(batch.word_ids[i], per_token_lists[i][k]):
                     if w is not None:
-                        per_word[w] += float(per_token[k][i, t])
+                        per_word[w] += value
                 scores[label] = per_word
             importance = WordImportance(
                 "grad", list(batch.words[i]), list(batch.word_spans[i]), scores, GRAD_NOTE, truncated=batch.truncated[i]
