@@ -93,9 +93,13 @@ def page(browser, server):
             route.abort()
 
     context.route("**/*", only_local)
+
+    def watch(p) -> None:
+        p.on("pageerror", lambda e: problems.append(f"page error on {p.url}: {e}"))
+        p.on("console", lambda m: problems.append(f"console {m.type} on {p.url}: {m.text}") if m.type == "error" else None)
+
+    context.on("page", watch)  # every page of the context, the attention view's tab too
     p = context.new_page()
-    p.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    p.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     p.goto(server[0] + "/")
     p.wait_for_function("document.querySelector('#f-label').options.length > 1")
     yield p

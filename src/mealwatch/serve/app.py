@@ -173,6 +173,7 @@ def log_filters(
     since: Annotated[str | None, Query(alias="from", description="from this day (YYYY-MM-DD, UTC) or time")] = None,
     until: Annotated[str | None, Query(alias="to", description="up to and including this day, or before this time")] = None,
 ) -> Filters:
+    label, school = (label or "").strip() or None, (school or "").strip() or None
     if label is not None:
         known = set(svc.predictor.labels) | svc.store.labels()
         if label not in known:

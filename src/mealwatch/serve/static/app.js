@@ -65,7 +65,8 @@ function renderWords(result, label) {
     at = w.end;
   });
   if (at < result.text.length) target.append(result.text.slice(at));
-  $("#method").textContent = `${imp.method === "ig" ? "integrated gradients" : "gradient × input"}: ${imp.note}`;
+  const cut = imp.truncated ? " · the text is longer than the model reads: only its highlighted beginning counted" : "";
+  $("#method").textContent = `${imp.method === "ig" ? "integrated gradients" : "gradient × input"}: ${imp.note}${cut}`;
 }
 
 function renderResult(result) {
