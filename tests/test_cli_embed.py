@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from mealwatch import Encoder, EncoderConfig, Tokenizer
+from mealwatch import Encoder, Tokenizer
 from mealwatch.cli import main
 from mealwatch.embeddings import embed_texts
 
