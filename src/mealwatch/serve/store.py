@@ -4,10 +4,7 @@ A row keeps what the model said *when the complaint was saved* (labels, probabil
 urgency and the model's version); loading another model never rewrites old rows. Status
 moves new -> in_progress -> resolved (see ``TRANSITIONS``); each change is recorded with its time.
 
-The schema is versioned with ``PRAGMA user_version`` and brought up to date by ``migrate``:
-  1: complaints (labels and probabilities as JSON) and status_changes
-  2: complaint_labels, one row per (complaint, label), for filtering and daily counts
-A file written by a newer mealwatch is refused rather than guessed at.
+The schema is versioned and migrated on open (see ``migrations.py``).
 
 The store holds one connection in WAL mode behind a lock, so it may be shared by threads;
 every write is one transaction, committed before the call returns.
@@ -24,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..labels import URGENCY_LEVELS, urgency_rank
+from .migrations import SCHEMA_VERSION, StoreError, migrate, schema_version
 
-SCHEMA_VERSION = 2
 STATUSES = ("new", "in_progress", "resolved")
 #: status -> the statuses it may move to
 TRANSITIONS: dict[str, tuple[str, ...]] = {
@@ -33,46 +30,6 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
     "in_progress": ("resolved", "new"),
     "resolved": ("in_progress",),
 }
-
-_MIGRATIONS: dict[int, str] = {
-    1: """
-    CREATE TABLE complaints (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        text TEXT NOT NULL,
-        school TEXT,
-        labels TEXT NOT NULL,          -- JSON list, in the model's label order
-        probabilities TEXT NOT NULL,   -- JSON object label -> probability
-        urgency TEXT NOT NULL,
-        urgency_rank INTEGER NOT NULL, -- 0 high, 1 medium, 2 low
-        model_version TEXT NOT NULL,
-        created_at TEXT NOT NULL,      -- UTC, ISO 8601 with microseconds and Z
-        status TEXT NOT NULL DEFAULT 'new',
-        status_changed_at TEXT NOT NULL
-    );
-    CREATE INDEX complaints_triage ON complaints (urgency_rank, created_at DESC);
-    CREATE TABLE status_changes (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        complaint_id INTEGER NOT NULL REFERENCES complaints (id),
-        old_status TEXT NOT NULL,
-        new_status TEXT NOT NULL,
-        changed_at TEXT NOT NULL
-    );
-    """,
-    2: """
-    CREATE TABLE complaint_labels (
-        complaint_id INTEGER NOT NULL REFERENCES complaints (id),
-        label TEXT NOT NULL,
-        PRIMARY KEY (complaint_id, label)
-    );
-    CREATE INDEX complaint_labels_label ON complaint_labels (label);
-    INSERT INTO complaint_labels (complaint_id, label)
-        SELECT complaints.id, json_each.value FROM complaints, json_each(complaints.labels);
-    """,
-}
-
-
-class StoreError(ValueError):
-    """The database file cannot be used as a complaint log; the message says why and what to do."""
 
 
 class TransitionError(ValueError):
@@ -118,35 +75,6 @@ def to_stored_time(moment: datetime) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
-    """Bring the database up to schema ``target``, one step per transaction; returns the version reached."""
-    current = schema_version(conn)
-    if current > SCHEMA_VERSION:
-        raise StoreError(
-            f"the complaint log has schema version {current}, newer than this mealwatch understands "
-            f"({SCHEMA_VERSION}): upgrade mealwatch, or pass another --db file"
-        )
-    if current == 0:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        if tables:
-            raise StoreError(
-                f"the database holds tables ({', '.join(sorted(tables))}) but no complaint-log schema version: "
-                "it is not a mealwatch complaint log; pass another --db file"
-            )
-    for version in range(current + 1, target + 1):
-        with conn:  # one transaction per step: a failed step leaves the previous version intact
-            conn.execute("BEGIN IMMEDIATE")
-            for statement in _MIGRATIONS[version].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {version}")
-    return schema_version(conn)
 
 
 def _row_to_dict(row: sqlite3.Row) -> dict[str, Any]:
@@ -326,4 +254,5 @@ __all__ = [
     "TransitionError",
     "URGENCY_LEVELS",
     "migrate",
+    "schema_version",
 ]
