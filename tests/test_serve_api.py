@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import socket
 import sqlite3
 import threading
 
@@ -429,3 +430,38 @@ def test_a_new_model_never_rewrites_old_predictions(model_dir, tmp_path):
         kept = b.get(f"/api/complaints/{old['id']}").json()
     assert kept["labels"] == old["labels"] and kept["model_version"] == old["model_version"]
     assert kept["probabilities"] == pytest.approx(old["probabilities"])
+
+
+# --- the command ----------------------------------------------------------------------------------
+
+
+def test_serve_command_refuses_bad_arguments_in_one_line(tmp_path, capsys):
+    from mealwatch.cli import main
+
+    assert main(["serve", "--model", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mealwatch serve: error: model folder") and "does not exist" in err and "Traceback" not in err
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port must be between 1 and 65535" in capsys.readouterr().err
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        assert main(["serve", "--port", str(busy.getsockname()[1])]) == 2
+    assert "cannot listen on 127.0.0.1" in capsys.readouterr().err
+
+
+def test_serve_command_refuses_a_file_that_is_not_a_complaint_log(model_dir, tmp_path, capsys):
+    from mealwatch.cli import main
+
+    junk = tmp_path / "notes.db"
+    junk.write_bytes(b"not a database" * 100)
+    assert main(["serve", "--model", str(model_dir), "--db", str(junk), "--port", "0"]) == 2  # port checked first
+    assert main(["serve", "--model", str(model_dir), "--db", str(junk), "--port", str(free_port())]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"mealwatch serve: error: {junk} cannot be opened as a complaint log")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
