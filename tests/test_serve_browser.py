@@ -101,7 +101,8 @@ def page(browser, server):
     context.on("page", watch)  # every page of the context, the attention view's tab too
     p = context.new_page()
     p.goto(server[0] + "/")
-    p.wait_for_function("document.querySelector('#f-label').options.length > 1")
+    p.locator("#f-label option").nth(1).wait_for(state="attached")  # the labels have loaded (no eval: the page's CSP forbids it)
+    p.locator("#log-list li").first.wait_for(state="attached")
     yield p
     context.close()
     assert not problems, "\n".join(problems)
