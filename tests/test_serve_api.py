@@ -137,6 +137,12 @@ def test_batch_keeps_order_and_matches_predict(client, classifier):
     saved = client.post("/api/classify/batch", json={"items": items, "save": True, "explain": "grad"}).json()["results"]
     assert [x["school"] for x in saved] == ["S0", "S1", "S2"]
     assert all(x["importance"]["method"] == "grad" for x in saved)
+    for answer in saved:  # batched (grouped by number of labels) = one at a time
+        alone = client.post("/api/classify", json={"text": answer["text"]}).json()["importance"]
+        assert answer["importance"]["words"] == alone["words"]
+        assert answer["importance"]["scores"].keys() == alone["scores"].keys()
+        for label, values in alone["scores"].items():
+            assert answer["importance"]["scores"][label] == pytest.approx(values, abs=1e-4)
     ids = [x["id"] for x in saved]
     assert [client.get(f"/api/complaints/{i}").json()["text"] for i in ids] == TEXTS
 

@@ -178,9 +178,7 @@ class Predictor:
         try:
             with self._lock:
                 if method == "grad":
-                    results = []
-                    for start in range(0, len(texts), self.max_batch):
-                        results += self._gradient_times_input(texts[start : start + self.max_batch])
+                    results = self._importance_batches(texts)
                 else:
                     results = [Classified(p) for p in self.classifier.predict(texts, batch_size=self.max_batch)]
         except BaseException as e:  # hand the failure to every waiting caller; the worker lives on
@@ -192,7 +190,27 @@ class Predictor:
             j.future.set_result(results[start : start + len(j.texts)])
             start += len(j.texts)
 
-    def _gradient_times_input(self, texts: list[str]) -> list[Classified]:
+    def _importance_batches(self, texts: list[str]) -> list[Classified]:
+        """Gradient × input for many texts, batched so that no text pays for another's extra labels.
+
+        The backward pass of a batch costs (batch size) × (most labels of any text in it). One text
+        runs as is; several are first classified, then grouped by their number of labels.
+        """
+        if len(texts) == 1:
+            return self._gradient_times_input(texts)
+        predictions = self.classifier.predict(texts, batch_size=self.max_batch)
+        results: list[Classified | None] = [None] * len(texts)
+        for k in sorted({len(p.labels) for p in predictions}):
+            group = [i for i, p in enumerate(predictions) if len(p.labels) == k]
+            for start in range(0, len(group), self.max_batch):
+                chunk = group[start : start + self.max_batch]
+                done = self._gradient_times_input([texts[i] for i in chunk], [predictions[i] for i in chunk])
+                for i, c in zip(chunk, done):
+                    results[i] = c
+        return results  # type: ignore[return-value]
+
+    def _gradient_times_input(self, texts: list[str], known: list[Prediction] | None = None) -> list[Classified]:
+        """Predictions and their per-word gradient × input; ``known`` predictions are explained instead of made."""
         clf = self.classifier
         batch = clf.tokenizer(texts, max_length=clf.config.max_length)
         mask, types = batch.attention_mask, batch.token_type_ids  # (B, T)
@@ -207,7 +225,7 @@ class Predictor:
         x = inputs.clone().requires_grad_(True)  # (B, T, H)
         with torch.enable_grad():
             probs = clf.probabilities(clf(inputs_embeds=x, attention_mask=mask, token_type_ids=types).logits)  # (B, L)
-            predictions = predictions_from_probabilities(clf, texts, probs.detach().float())
+            predictions = known or predictions_from_probabilities(clf, texts, probs.detach().float())
             index = {label: i for i, label in enumerate(clf.labels)}
             K = max(len(p.labels) for p in predictions)
             targets = torch.tensor(
