@@ -170,6 +170,15 @@ def test_pretrained_false_starts_from_random_weights(tiny_encoder_dir):
     assert torch.equal(loaded.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
 
 
+def test_word_embeddings_stay_fixed_when_fine_tuning_only(tiny_encoder_dir, splits):
+    checkpoint = Encoder.from_pretrained(tiny_encoder_dir)
+    tuned = train(*splits, fast_args(tiny_encoder_dir, epochs=1), progress=False).classifier.encoder
+    assert torch.equal(tuned.embeddings.word.weight, checkpoint.embeddings.word.weight)
+    assert not torch.equal(tuned.layers[0].feed_forward.up.weight, checkpoint.layers[0].feed_forward.up.weight)
+    free = train(*splits, fast_args(tiny_encoder_dir, epochs=1, freeze_word_embeddings=False), progress=False)
+    assert not torch.equal(free.classifier.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
+
+
 def test_length_buckets_cover_every_text_once_with_similar_lengths():
     lengths = torch.tensor([5, 40, 6, 41, 7, 42, 8, 43, 5, 40, 6, 41])
     batches = length_buckets(lengths, 2, torch.Generator().manual_seed(0))

@@ -1,7 +1,9 @@
 """Fine-tuning a classifier: AdamW with warmup and linear decay, length-bucketed batches, early stopping.
 
 Every random choice (head initialisation, dropout, batch order) flows from ``args.seed``,
-so the same seed on the same machine gives the same weights and the same metrics.
+so the same seed on the same machine gives the same weights and the same metrics. On CPUs
+with native bfloat16 the training steps run under bf16 autocast (weights stay float32);
+the pre-trained word-embedding table stays fixed. Both make an epoch about twice as fast.
 """
 from __future__ import annotations
 
@@ -63,6 +65,8 @@ class TrainingArguments:
     encoder_path: str | None = None  # a BERT checkpoint folder; None: the bundled all-MiniLM-L6-v2
     threads: int | None = None  # torch CPU threads; None: torch's default
     dropout: float = 0.1
+    freeze_word_embeddings: bool = True  # keep the pre-trained WordPiece table fixed (faster; ignored from scratch)
+    bf16: bool | None = None  # bfloat16 autocast for the training steps; None: when the CPU has native bf16
 
     def __post_init__(self) -> None:
         if self.class_weights not in ("auto", "on", "off"):
@@ -99,6 +103,15 @@ def build_classifier(labels: Sequence[str], multi_label: bool, args: TrainingArg
     return Classifier(encoder, tokenizer, config)
 
 
+def cpu_has_bf16() -> bool:
+    """True when the CPU computes bfloat16 natively (AVX512-BF16 or AMX), where autocast speeds training up."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 def length_buckets(lengths: Tensor, batch_size: int, generator: torch.Generator) -> list[Tensor]:
     """Shuffled batches of indices whose texts have similar lengths (little padding, random order)."""
     order = torch.randperm(len(lengths), generator=generator)  # (N,)
@@ -133,6 +146,8 @@ def make_optimizer(model: Classifier, args: TrainingArguments, total_steps: int)
     """AdamW (no decay on biases and norms, a higher rate for the head) and a warmup-then-linear-decay schedule."""
     groups: dict[tuple[float, float], list[nn.Parameter]] = {}
     for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
         lr = args.head_learning_rate if name.startswith("head.") else args.learning_rate
         decay = 0.0 if (name.endswith(".bias") or "norm" in name) else args.weight_decay
         groups.setdefault((lr, decay), []).append(p)
@@ -199,6 +214,9 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
     model = build_classifier(train_set.label_set, train_set.multi_label, args)
+    if args.freeze_word_embeddings and args.pretrained:
+        model.encoder.embeddings.word.weight.requires_grad_(False)
+    bf16 = cpu_has_bf16() if args.bf16 is None else args.bf16
 
     targets = train_set.targets()
     y = torch.tensor(targets, dtype=torch.float32 if train_set.multi_label else torch.long)  # (N, L) or (N,)
@@ -218,11 +236,12 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
                    disable=not progress, leave=False, unit="batch")  # fmt: skip
         for idx in bar:
             T = int(lengths[idx].max())
-            logits = model(
-                input_ids=batch.input_ids[idx, :T], attention_mask=batch.attention_mask[idx, :T],
-                token_type_ids=batch.token_type_ids[idx, :T],
-            ).logits  # (B, L)  fmt: skip
-            loss = loss_fn(logits, y[idx])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                logits = model(
+                    input_ids=batch.input_ids[idx, :T], attention_mask=batch.attention_mask[idx, :T],
+                    token_type_ids=batch.token_type_ids[idx, :T],
+                ).logits  # (B, L)  fmt: skip
+            loss = loss_fn(logits.float(), y[idx])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
