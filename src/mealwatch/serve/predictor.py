@@ -264,7 +264,7 @@ class Predictor:
         clf = self.classifier
         with self._lock:
             spans = clf.tokenizer([text], max_length=clf.config.max_length).word_spans[0]
-        prediction = Prediction(text, list(e.predicted), dict(e.probabilities), urgency(e.predicted))
+        prediction = Prediction(text, e.labels, dict(e.probabilities), urgency(e.labels))
         importance = WordImportance(
             "ig", list(e.words), list(spans), dict(e.attributions), IG_NOTE, steps=steps, delta=dict(e.delta),
             truncated=e.truncated,
