@@ -49,17 +49,17 @@ class LabelledTexts(Protocol):
 class TrainingArguments:
     """How to fine-tune; saved with the model in its config.json."""
 
-    epochs: int = 6
+    epochs: int = 10
     batch_size: int = 16
-    learning_rate: float = 8e-5  # encoder
-    head_learning_rate: float = 1e-3  # the freshly initialised linear head learns faster
+    learning_rate: float = 2e-4  # encoder
+    head_learning_rate: float = 1e-2  # the freshly initialised linear head learns faster
     warmup_ratio: float = 0.1  # fraction of the steps over which the learning rate rises from 0
     weight_decay: float = 0.01  # AdamW, not applied to biases and LayerNorm weights
     max_grad_norm: float = 1.0
     seed: int = 0
     pooling: str = "mean"  # "mean" or "cls"
     class_weights: str = "auto"  # "auto", "on" or "off": weigh rare labels up in the loss
-    patience: int = 2  # stop after this many epochs without a better validation macro-F1
+    patience: int = 3  # stop after this many epochs without a better validation macro-F1
     max_length: int = 128  # tokens per text
     pretrained: bool = True  # False: the same architecture from random initialisation
     encoder_path: str | None = None  # a BERT checkpoint folder; None: the bundled all-MiniLM-L6-v2

@@ -26,10 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--validation", type=Path, help="a separate validation file (then --data is the training file)")
     p.add_argument("--test", type=Path, help="a separate test file")
     p.add_argument("--out", type=Path, help="folder to save the model in (default: a new folder under runs/)")
-    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 6)")
+    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--batch-size", type=int, help="texts per step (default: 16)")
-    p.add_argument("--lr", type=float, help="encoder learning rate (default: 8e-5)")
+    p.add_argument("--lr", type=float, help="encoder learning rate (default: 2e-4)")
     p.add_argument("--pooling", choices=["mean", "cls"], default="mean",
                    help="sentence vector: mean of the tokens (default) or the [CLS] pooler")  # fmt: skip
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
