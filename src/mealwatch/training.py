@@ -248,7 +248,7 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
             optimizer.step()
             scheduler.step()
             total, seen = total + loss.item() * len(idx), seen + len(idx)
-            bar.set_postfix(loss=f"{total / seen:.4f}")
+            bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
         f1, thresholds = validation_scores(model, list(validation_set.texts), validation_targets)
         history.append({"epoch": epoch, "loss": total / seen, "validation_macro_f1": f1,
                         "learning_rate": scheduler.get_last_lr()[0]})  # fmt: skip
