@@ -87,8 +87,9 @@ def test_predict_applies_thresholds(tiny_config, tokenizer):
         assert p.labels == [LABELS[int(row.argmax())]]
 
 
-def test_predict_keeps_input_order_across_length_sorted_batches(tiny_config, tokenizer):
+def test_predict_keeps_input_order_across_length_sorted_batches(tiny_config, tokenizer, monkeypatch):
     model = make_classifier(tiny_config, tokenizer)
+    monkeypatch.setattr("mealwatch.classifier.PREDICT_CHUNK", 3)  # chunks of 3 texts, batches of 2 inside
     batched = model.predict(TEXTS, batch_size=2)
     assert [p.text for p in batched] == TEXTS
     for text, p in zip(TEXTS, batched):

@@ -33,6 +33,8 @@ FORMAT_KEY = "mealwatch_classifier"
 FORMAT_VERSION = 1
 POOLINGS = ("mean", "cls")
 WEIGHTS_FILE, CONFIG_FILE, TOKENIZER_FILE = "model.safetensors", "config.json", "tokenizer.json"
+#: texts tokenized at once by ``predict_probabilities`` (bounds its memory on large files)
+PREDICT_CHUNK = 4096
 
 
 @dataclass
@@ -161,16 +163,26 @@ class Classifier(nn.Module):
 
     @torch.inference_mode()
     def predict_probabilities(self, texts: Sequence[str], batch_size: int = 64) -> Tensor:
-        """(N, L) probabilities for ``texts``, in input order (batched by length to keep padding small)."""
+        """(N, L) probabilities for ``texts``, in input order.
+
+        Texts are tokenized a chunk at a time and batched by token count, so a batch holds
+        texts of about the same length and little padding.
+        """
         was_training = self.training
         self.eval()
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        texts = list(texts)
         out = torch.zeros(len(texts), len(self.config.labels))  # (N, L)
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
-            batch = self.tokenizer([texts[i] for i in idx], max_length=self.config.max_length)
-            logits = self(**batch.model_inputs()).logits  # (B, L)
-            out[idx] = self.probabilities(logits).float()
+        for start in range(0, len(texts), PREDICT_CHUNK):
+            tokens = self.tokenizer(texts[start : start + PREDICT_CHUNK], max_length=self.config.max_length)
+            lengths = tokens.attention_mask.sum(dim=1)  # (C,)
+            order = torch.argsort(lengths, stable=True)  # (C,)
+            for idx in order.split(batch_size):
+                T = int(lengths[idx].max())
+                logits = self(
+                    input_ids=tokens.input_ids[idx, :T], attention_mask=tokens.attention_mask[idx, :T],
+                    token_type_ids=tokens.token_type_ids[idx, :T],
+                ).logits  # (B, L)  fmt: skip
+                out[start + idx] = self.probabilities(logits).float()
         self.train(was_training)
         return out
 
