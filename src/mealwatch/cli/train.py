@@ -109,8 +109,7 @@ def describe_result(finished: "FinishedRun") -> str:
         "",
         f"== Example predictions ({finished.report_split} split) ==",
     ]
-    dataset = finished.splits[finished.report_split]
-    examples = dataset.examples[:N_EXAMPLES]
+    examples = pick_examples(finished.splits[finished.report_split].examples, N_EXAMPLES)
     for example, prediction in zip(examples, result.classifier.predict([e.text for e in examples])):
         mark = "correct" if set(prediction.labels) == set(example.labels) else "differs"
         chances = ", ".join(f"{label} {prediction.probabilities[label]:.2f}" for label in prediction.labels)
@@ -120,3 +119,14 @@ def describe_result(finished: "FinishedRun") -> str:
     lines.append("")
     lines.append(f"Try it: mealwatch predict --model {finished.folder} \"the dal had a dead lizard in it\"")
     return "\n".join(lines)
+
+
+def pick_examples(examples: list, n: int) -> list:
+    """The first ``n`` examples with different label sets (then the next ones, if there are too few kinds)."""
+    chosen, seen = [], set()
+    for i, e in enumerate(examples):
+        if e.labels not in seen and len(chosen) < n:
+            chosen.append(i)
+            seen.add(e.labels)
+    chosen += [i for i in range(len(examples)) if i not in chosen][: n - len(chosen)]
+    return [examples[i] for i in sorted(chosen)]
