@@ -10,6 +10,8 @@ import math
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from .linear import Linear
+
 
 def scaled_dot_product_attention(
     q: Tensor,
@@ -57,8 +59,8 @@ class MultiHeadAttention(nn.Module):
         self.num_heads = num_heads
         self.head_size = hidden_size // num_heads
         self.dropout = dropout
-        self.qkv_proj = nn.Linear(hidden_size, 3 * hidden_size)  # [W_Q; W_K; W_V] for all heads at once
-        self.out_proj = nn.Linear(hidden_size, hidden_size)  # W_O
+        self.qkv_proj = Linear(hidden_size, 3 * hidden_size)  # [W_Q; W_K; W_V] for all heads at once
+        self.out_proj = Linear(hidden_size, hidden_size)  # W_O
 
     @property
     def w_q(self) -> Tensor:

@@ -14,6 +14,7 @@ import torch
 from torch import Tensor, nn
 
 from .layer import EncoderLayer
+from .linear import Linear
 from .positions import LearnedPositions, SinusoidalPositions, check_length
 
 
@@ -91,7 +92,7 @@ class Pooler(nn.Module):
 
     def __init__(self, hidden_size: int) -> None:
         super().__init__()
-        self.dense = nn.Linear(hidden_size, hidden_size)
+        self.dense = Linear(hidden_size, hidden_size)
 
     def forward(self, hidden: Tensor) -> Tensor:
         """(B, T, H) -> (B, H)."""

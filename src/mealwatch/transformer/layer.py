@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .attention import MultiHeadAttention
+from .linear import Linear
 
 #: activation name (as in a Hugging Face config) -> function; "gelu" is the exact erf form
 ACTIVATIONS = {
@@ -33,8 +34,8 @@ class FeedForward(nn.Module):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"unsupported activation {activation!r}; expected one of {sorted(ACTIVATIONS)}")
-        self.up = nn.Linear(hidden_size, intermediate_size)  # W_1
-        self.down = nn.Linear(intermediate_size, hidden_size)  # W_2
+        self.up = Linear(hidden_size, intermediate_size)  # W_1
+        self.down = Linear(intermediate_size, hidden_size)  # W_2
         self.act = ACTIVATIONS[activation]
 
     def forward(self, x: Tensor) -> Tensor:

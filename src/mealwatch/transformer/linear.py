@@ -1,0 +1,61 @@
+"""The linear layer y = x Wᵀ + b, with a faster fp32 matrix multiply for inference.
+
+Every projection in the encoder (W_Q, W_K, W_V, W_O, the feed-forward W_1 and W_2, the
+pooler) is a ``Linear``. It is ``torch.nn.Linear`` with the same parameters, state-dict keys
+and initialisation; only the kernel that multiplies differs when nothing needs gradients:
+
+- PyTorch's default fp32 CPU matrix multiply is Intel MKL's ``sgemm``, which takes a slow
+  generic path on some CPUs (AMD EPYC among them);
+- oneDNN, the library PyTorch already ships for its mkldnn ops, runs the same fp32 product
+  (fp32 inputs, fp32 accumulation, fp32 output) about twice as fast there.
+
+So inference of fp32 CPU tensors goes through oneDNN, and everything else — training with
+autograd, autocast, other dtypes or devices — through ``torch.nn.functional.linear``.
+``benchmarks/encoder_speed.py`` times both kernels side by side; ``use_onednn(False)``
+switches the oneDNN path off.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+_ONEDNN_AVAILABLE = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_linear_pointwise")
+_enabled = True
+
+
+@contextmanager
+def use_onednn(enabled: bool) -> Iterator[None]:
+    """Within the block, let inference linears use oneDNN (True) or always ``F.linear`` (False)."""
+    global _enabled
+    previous, _enabled = _enabled, enabled
+    try:
+        yield
+    finally:
+        _enabled = previous
+
+
+def onednn_applies(x: Tensor, weight: Tensor) -> bool:
+    """True when ``x Wᵀ + b`` can run on oneDNN: fp32 CPU tensors, no autograd, no autocast."""
+    return (
+        _enabled
+        and _ONEDNN_AVAILABLE
+        and x.device.type == "cpu"
+        and x.dtype == torch.float32
+        and weight.dtype == torch.float32
+        and not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
+        and not torch.is_autocast_enabled("cpu")
+    )
+
+
+class Linear(nn.Linear):
+    """``torch.nn.Linear`` whose fp32 CPU inference runs on oneDNN (same result to fp32 rounding)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        """(..., in_features) -> (..., out_features)."""
+        if onednn_applies(x, self.weight):
+            return torch.ops.mkldnn._linear_pointwise(x, self.weight, self.bias, "none", [], "")  # (..., out)
+        return F.linear(x, self.weight, self.bias)  # (..., out)
