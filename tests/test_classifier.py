@@ -103,8 +103,20 @@ def test_prediction_carries_urgency_and_converts_to_a_dict(tiny_config, tokenize
     p = model.predict(["a stone in the rice"])[0]
     assert p.labels == ["foreign_object"] and p.urgency == "high"
     assert p.to_dict() == {"text": "a stone in the rice", "labels": ["foreign_object"],
-                           "probabilities": p.probabilities, "urgency": "high"}  # fmt: skip
+                           "probabilities": p.probabilities, "urgency": "high", "truncated": False}  # fmt: skip
     assert Prediction("x", ["other"], {}, "low").to_dict()["urgency"] == "low"
+
+
+def test_a_text_longer_than_max_length_is_read_from_its_start_and_flagged(tiny_config, tokenizer, monkeypatch):
+    model = make_classifier(tiny_config, tokenizer, max_length=16)
+    long_text = " ".join(["the dal had worms"] * 10)  # 40 words, far over 16 word pieces
+    start = tokenizer.backend.decode(tokenizer([long_text], max_length=16).input_ids[0].tolist())  # the 14 pieces read
+    monkeypatch.setattr("mealwatch.classifier.PREDICT_CHUNK", 2)  # the flags survive chunking and length sorting
+    predictions = model.predict([TEXTS[0], long_text, TEXTS[1]], batch_size=1)
+    assert [p.truncated for p in predictions] == [False, True, False]
+    assert predictions[1].text == long_text  # the whole text comes back, not the part read
+    alone = model.predict([start])[0]  # the decision is the start's decision
+    assert predictions[1].probabilities == pytest.approx(alone.probabilities, abs=1e-5)
 
 
 def test_saved_model_reloads_and_predicts_identically(tiny_config, tokenizer, tmp_path):

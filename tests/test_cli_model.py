@@ -119,10 +119,22 @@ def test_predict_reads_csv_input_and_prints_texts_given_as_arguments(trained, tm
     source = write_csv(tmp_path / "in.csv", [(t, "other") for t in TEXTS])
     assert main(["predict", "--model", str(trained["model"]), "--input", str(source), "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("text,labels,urgency,p_foreign_object") and len(lines) == 1 + len(TEXTS)
+    assert lines[0].startswith("text,labels,urgency,truncated,p_foreign_object") and len(lines) == 1 + len(TEXTS)
     assert main(["predict", "--model", str(trained["model"]), *TEXTS[:2]]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["text"] for r in rows] == TEXTS[:2]
+
+
+def test_predict_flags_texts_longer_than_the_model_reads(trained, tmp_path, capsys):
+    long_text = " ".join(["the dal had worms and stones"] * 40)  # 240 words, over the 128 word pieces the model reads
+    texts_file = tmp_path / "texts.txt"
+    texts_file.write_text(f"{TEXTS[0]}\n{long_text}\n", encoding="utf-8")
+    assert main(["predict", "--model", str(trained["model"]), "--input", str(texts_file), "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    assert "1 text(s) are longer than 128 word pieces" in captured.err and "text number 2" in captured.err
+    table = list(csv.DictReader(captured.out.splitlines()))
+    assert [r["truncated"] for r in table] == ["false", "true"]
+    assert table[1]["text"] == long_text  # written whole
 
 
 def test_evaluate_json_prints_one_object(trained, capsys):

@@ -84,6 +84,16 @@ def test_classify_matches_classifier_predict(client, classifier, method):
         assert (body["importance"] is None) == (method == "none")
 
 
+@pytest.mark.parametrize("method", ["none", "grad", "ig"])
+def test_a_text_longer_than_the_model_reads_is_flagged(client, method):
+    long_text = " ".join(["worms were found in the rice"] * 30)  # 180 words: over 128 word pieces
+    body = client.post("/api/classify", json={"text": long_text, "explain": method, "steps": 4}).json()
+    assert body["truncated"] is True and body["text"] == long_text
+    assert client.post("/api/classify", json={"text": TEXTS[0], "explain": method, "steps": 4}).json()["truncated"] is False
+    batch = client.post("/api/classify/batch", json={"texts": [TEXTS[1], long_text], "explain": method}).json()
+    assert [r["truncated"] for r in batch["results"]] == [False, True]
+
+
 def test_grad_importance_is_the_directional_derivative_per_word(client, classifier):
     """A word's score is dP/dε of P(label | x_w + ε (x_w − pad)) at ε = 0: checked by central differences."""
     text = TEXTS[0]

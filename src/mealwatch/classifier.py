@@ -86,6 +86,7 @@ class Prediction:
     labels: list[str]
     probabilities: dict[str, float]
     urgency: str
+    truncated: bool = False  # True when the text was longer than max_length word pieces and only its start was read
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -161,9 +162,28 @@ class Classifier(nn.Module):
         none = chosen.sum(dim=1, keepdim=True) == 0  # (B, 1)
         return torch.where(none, top, chosen)  # (B, L)
 
-    @torch.inference_mode()
     def predict_probabilities(self, texts: Sequence[str], batch_size: int = 64) -> Tensor:
-        """(N, L) probabilities for ``texts``, in input order.
+        """(N, L) probabilities for ``texts``, in input order."""
+        return self._read(texts, batch_size)[0]
+
+    def predict(self, texts: Sequence[str], batch_size: int = 64) -> list[Prediction]:
+        """Labels, per-label probabilities and urgency for each text, in input order (see ``decide``).
+
+        A text longer than ``config.max_length`` word pieces is judged on its start and flagged
+        ``truncated``.
+        """
+        texts = list(texts)
+        probs, truncated = self._read(texts, batch_size)  # (N, L), N flags
+        decisions = self.decide(probs)  # (N, L)
+        predictions = []
+        for text, p, d, cut in zip(texts, probs.tolist(), decisions.tolist(), truncated):
+            labels = [label for label, on in zip(self.config.labels, d) if on]
+            predictions.append(Prediction(text, labels, dict(zip(self.config.labels, p)), urgency(labels), cut))
+        return predictions
+
+    @torch.inference_mode()
+    def _read(self, texts: Sequence[str], batch_size: int) -> tuple[Tensor, list[bool]]:
+        """(N, L) probabilities and, per text, whether it was cut to ``max_length`` tokens.
 
         Texts are tokenized a chunk at a time and batched by token count, so a batch holds
         texts of about the same length and little padding.
@@ -172,8 +192,10 @@ class Classifier(nn.Module):
         self.eval()
         texts = list(texts)
         out = torch.zeros(len(texts), len(self.config.labels))  # (N, L)
+        truncated: list[bool] = []
         for start in range(0, len(texts), PREDICT_CHUNK):
             tokens = self.tokenizer(texts[start : start + PREDICT_CHUNK], max_length=self.config.max_length)
+            truncated.extend(tokens.truncated)
             lengths = tokens.attention_mask.sum(dim=1)  # (C,)
             order = torch.argsort(lengths, stable=True)  # (C,)
             for idx in order.split(batch_size):
@@ -184,18 +206,7 @@ class Classifier(nn.Module):
                 ).logits  # (B, L)  fmt: skip
                 out[start + idx] = self.probabilities(logits).float()
         self.train(was_training)
-        return out
-
-    def predict(self, texts: Sequence[str], batch_size: int = 64) -> list[Prediction]:
-        """Labels, per-label probabilities and urgency for each text, in input order (see ``decide``)."""
-        texts = list(texts)
-        probs = self.predict_probabilities(texts, batch_size)  # (N, L)
-        decisions = self.decide(probs)  # (N, L)
-        predictions = []
-        for text, p, d in zip(texts, probs.tolist(), decisions.tolist()):
-            labels = [label for label, on in zip(self.config.labels, d) if on]
-            predictions.append(Prediction(text, labels, dict(zip(self.config.labels, p)), urgency(labels)))
-        return predictions
+        return out, truncated
 
     def save(self, directory: str | Path) -> None:
         """Write the model folder atomically (see the module docstring); replaces an older saved model."""

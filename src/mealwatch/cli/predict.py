@@ -59,6 +59,11 @@ def run(args: argparse.Namespace) -> int:
 
     classifier = Classifier.load(resolve_model(args.model))
     predictions = classifier.predict(texts, batch_size=args.batch_size)
+    cut = [i for i, p in enumerate(predictions, start=1) if p.truncated]
+    if cut:
+        shown = ", ".join(map(str, cut[:10])) + (f" and {len(cut) - 10} more" if len(cut) > 10 else "")
+        print(f"note: {len(cut)} text(s) are longer than {classifier.config.max_length} word pieces; only their start "
+              f"was read (text number {shown}; marked truncated in the output)", file=sys.stderr)  # fmt: skip
     content = format_predictions(predictions, classifier.labels, output_format)
     if args.output is None:
         sys.stdout.write(content)
@@ -75,12 +80,13 @@ def _format_of(output: Path | None) -> str:
 
 
 def format_predictions(predictions: Sequence["Prediction"], labels: Sequence[str], output_format: str) -> str:
-    """JSONL (one object per text) or CSV (text, labels joined by ';', urgency, one p_<label> column per label)."""
+    """JSONL (one object per text) or CSV (text, labels joined by ';', urgency, truncated, one p_<label> column per label)."""
     if output_format == "jsonl":
         return "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["text", "labels", "urgency", *(f"p_{label}" for label in labels)])
+    writer.writerow(["text", "labels", "urgency", "truncated", *(f"p_{label}" for label in labels)])
     for p in predictions:
-        writer.writerow([p.text, ";".join(p.labels), p.urgency, *(f"{p.probabilities[label]:.4f}" for label in labels)])
+        probabilities = (f"{p.probabilities[label]:.4f}" for label in labels)
+        writer.writerow([p.text, ";".join(p.labels), p.urgency, str(p.truncated).lower(), *probabilities])
     return buffer.getvalue()

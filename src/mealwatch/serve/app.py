@@ -60,6 +60,7 @@ def result(c: Classified, school: str | None, version: str, complaint_id: int | 
         "labels": p.labels,
         "probabilities": p.probabilities,
         "urgency": p.urgency,
+        "truncated": p.truncated,
         "importance": c.importance.to_dict() if c.importance else None,
         "id": complaint_id,
         "model_version": version,

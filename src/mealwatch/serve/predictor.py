@@ -90,13 +90,15 @@ def model_version(model_dir: str | Path) -> str:
     return f"{folder.resolve().name}-{digest.hexdigest()[:12]}"
 
 
-def predictions_from_probabilities(classifier: Classifier, texts: Sequence[str], probs: torch.Tensor) -> list[Prediction]:
+def predictions_from_probabilities(
+    classifier: Classifier, texts: Sequence[str], probs: torch.Tensor, truncated: Sequence[bool]
+) -> list[Prediction]:
     """(N, L) probabilities -> Predictions, decided exactly as ``Classifier.predict`` decides."""
     decisions = classifier.decide(probs)  # (N, L)
     out = []
-    for text, p, d in zip(texts, probs.tolist(), decisions.tolist()):
+    for text, p, d, cut in zip(texts, probs.tolist(), decisions.tolist(), truncated):
         labels = [label for label, on in zip(classifier.labels, d) if on]
-        out.append(Prediction(text, labels, dict(zip(classifier.labels, p)), urgency(labels)))
+        out.append(Prediction(text, labels, dict(zip(classifier.labels, p)), urgency(labels), cut))
     return out
 
 
@@ -225,7 +227,7 @@ class Predictor:
         x = inputs.clone().requires_grad_(True)  # (B, T, H)
         with torch.enable_grad():
             probs = clf.probabilities(clf(inputs_embeds=x, attention_mask=mask, token_type_ids=types).logits)  # (B, L)
-            predictions = known or predictions_from_probabilities(clf, texts, probs.detach().float())
+            predictions = known or predictions_from_probabilities(clf, texts, probs.detach().float(), batch.truncated)
             index = {label: i for i, label in enumerate(clf.labels)}
             K = max(len(p.labels) for p in predictions)
             targets = torch.tensor(
@@ -264,7 +266,7 @@ class Predictor:
         clf = self.classifier
         with self._lock:
             spans = clf.tokenizer([text], max_length=clf.config.max_length).word_spans[0]
-        prediction = Prediction(text, e.labels, dict(e.probabilities), urgency(e.labels))
+        prediction = Prediction(text, e.labels, dict(e.probabilities), urgency(e.labels), e.truncated)
         importance = WordImportance(
             "ig", list(e.words), list(spans), dict(e.attributions), IG_NOTE, steps=steps, delta=dict(e.delta),
             truncated=e.truncated,

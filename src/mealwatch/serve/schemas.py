@@ -136,6 +136,7 @@ class ClassifyResult(BaseModel):
     labels: list[str]
     probabilities: dict[str, float]
     urgency: Urgency
+    truncated: bool = Field(False, description="true when the text was longer than the model reads; it was judged on its start")
     importance: dict[str, Any] | None = Field(None, description="per-word importance (see the 'explain' field)")
     id: int | None = Field(None, description="the complaint's id in the log, when saved")
     model_version: str
