@@ -8,7 +8,7 @@ from torch import nn
 from mealwatch import Encoder
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.explain import attention_rollout, explain, explain_batch, integrated_gradients, rollout_importance
-from mealwatch.explain.attributions import trapezoid_weights
+from mealwatch.explain.attributions import label_targets, pad_baseline, trapezoid_weights
 from mealwatch.transformer import mean_pool
 
 TEXT = "The meal was served without dal because it was spoiled."
@@ -20,6 +20,24 @@ def test_trapezoid_weights():
     torch.testing.assert_close(weights, torch.tensor([0.125, 0.25, 0.25, 0.25, 0.125]))
     with pytest.raises(ValueError, match="at least 1"):
         trapezoid_weights(0)
+
+
+def test_pad_baseline_replaces_only_word_pieces():
+    embedding = nn.Embedding(10, 3, padding_idx=0)
+    ids = torch.tensor([[1, 5, 6, 2], [1, 7, 2, 0]])  # [CLS] w w [SEP] / [CLS] w [SEP] [PAD]
+    word_ids = [[None, 0, 1, None], [None, 0, None]]  # the second text's padding has no entry
+    inputs, baseline = pad_baseline(embedding, ids, word_ids, pad_token_id=0)
+    torch.testing.assert_close(inputs, embedding.weight[ids].detach())
+    is_piece = torch.tensor([[False, True, True, False], [False, True, False, False]])
+    torch.testing.assert_close(baseline[is_piece], embedding.weight[0].detach().expand(3, 3))
+    torch.testing.assert_close(baseline[~is_piece], inputs[~is_piece])
+    assert not inputs.requires_grad and not baseline.requires_grad
+
+
+def test_label_targets_pad_short_label_lists_with_their_last_label():
+    labels = ["a", "b", "c"]
+    torch.testing.assert_close(label_targets([["c"], ["a", "b"], ["b", "c", "a"]], labels),
+                               torch.tensor([[2, 2, 2], [0, 1, 1], [1, 2, 0]]))  # fmt: skip
 
 
 def test_integrated_gradients_is_exact_on_a_quadratic():

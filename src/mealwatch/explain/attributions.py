@@ -16,11 +16,11 @@ much the final vector of token i draws on each input token.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 
 @dataclass
@@ -35,6 +35,33 @@ class IntegratedGradients:
     def delta(self) -> Tensor:
         """(B, K): Σ attributions − (F(input) − F(baseline)); zero for an exact integral."""
         return self.attributions.sum(dim=-1) - (self.output - self.baseline_output)
+
+
+def pad_baseline(
+    word_embedding: nn.Embedding, input_ids: Tensor, word_ids: Sequence[Sequence[int | None]], pad_token_id: int
+) -> tuple[Tensor, Tensor]:
+    """The texts' word embeddings x (B, T, H) and the baseline x' (B, T, H) of the explanations.
+
+    x' is x with every word piece's embedding replaced by the [PAD] token's; [CLS], [SEP] and
+    padding keep theirs, so only the words change between the two. No gradients are kept.
+    """
+    T = input_ids.size(1)
+    is_piece = torch.tensor([[w is not None for w in ids] + [False] * (T - len(ids)) for ids in word_ids])  # (B, T)
+    with torch.no_grad():
+        inputs = word_embedding(input_ids)  # (B, T, H)
+        pad = word_embedding.weight[pad_token_id]  # (H,)
+        baseline = torch.where(is_piece[..., None], pad.expand_as(inputs), inputs)  # (B, T, H)
+    return inputs, baseline
+
+
+def label_targets(predicted: Sequence[Sequence[str]], labels: Sequence[str]) -> Tensor:
+    """(B, K) label indices to explain: each text's predicted labels, K the most of any text.
+
+    A text with fewer than K labels repeats its last one (the extra columns are ignored).
+    """
+    index = {label: i for i, label in enumerate(labels)}
+    K = max(len(p) for p in predicted)
+    return torch.tensor([[index[p[min(k, len(p) - 1)]] for k in range(K)] for p in predicted])  # (B, K)
 
 
 def trapezoid_weights(steps: int) -> tuple[Tensor, Tensor]:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from .attributions import integrated_gradients, rollout_importance
+from .attributions import integrated_gradients, label_targets, pad_baseline, rollout_importance
 from .word_attention import check_text, word_units
 
 if TYPE_CHECKING:
@@ -90,20 +90,10 @@ def explain_batch(
         if not words:
             raise ValueError(f"the text {text!r} has no words the tokenizer can read")
     mask, types = batch.attention_mask, batch.token_type_ids  # (B, T)
-    word_embedding = classifier.encoder.embeddings.word
-    with torch.no_grad():
-        inputs = word_embedding(batch.input_ids)  # (B, T, H)
-        pad = word_embedding.weight[classifier.tokenizer.pad_token_id]  # (H,)
-    is_piece = torch.tensor(
-        [[w is not None for w in ids] + [False] * (mask.size(1) - len(ids)) for ids in batch.word_ids]
-    )  # (B, T): True at word pieces, False at [CLS], [SEP] and padding
-    baseline = torch.where(is_piece[..., None], pad.expand_as(inputs), inputs)  # (B, T, H)
-
-    label_index = {label: i for i, label in enumerate(classifier.labels)}
-    K = max(len(p.labels) for p in predictions)
-    targets = torch.tensor(
-        [[label_index[p.labels[min(k, len(p.labels) - 1)]] for k in range(K)] for p in predictions]
-    )  # (B, K): a text with fewer labels repeats its last one
+    inputs, baseline = pad_baseline(
+        classifier.encoder.embeddings.word, batch.input_ids, batch.word_ids, classifier.tokenizer.pad_token_id
+    )  # (B, T, H) each
+    targets = label_targets([p.labels for p in predictions], classifier.labels)  # (B, K)
 
     def forward(embeds: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         logits = classifier(inputs_embeds=embeds, attention_mask=mask[rows], token_type_ids=types[rows]).logits

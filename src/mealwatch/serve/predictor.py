@@ -31,6 +31,7 @@ from typing import Any
 import torch
 
 from ..classifier import Classifier, Prediction
+from ..explain.attributions import label_targets, pad_baseline
 from ..labels import urgency
 
 IMPORTANCE_METHODS = ("none", "grad", "ig")
@@ -216,23 +217,14 @@ class Predictor:
         clf = self.classifier
         batch = clf.tokenizer(texts, max_length=clf.config.max_length)
         mask, types = batch.attention_mask, batch.token_type_ids  # (B, T)
-        word_embedding = clf.encoder.embeddings.word
-        with torch.no_grad():
-            inputs = word_embedding(batch.input_ids)  # (B, T, H)
-            pad = word_embedding.weight[clf.tokenizer.pad_token_id]  # (H,)
-        is_piece = torch.tensor(
-            [[w is not None for w in ids] + [False] * (mask.size(1) - len(ids)) for ids in batch.word_ids]
-        )  # (B, T): True at word pieces
-        baseline = torch.where(is_piece[..., None], pad.expand_as(inputs), inputs)  # (B, T, H)
+        embedding, pad_id = clf.encoder.embeddings.word, clf.tokenizer.pad_token_id
+        inputs, baseline = pad_baseline(embedding, batch.input_ids, batch.word_ids, pad_id)  # (B, T, H) each
         x = inputs.clone().requires_grad_(True)  # (B, T, H)
         with torch.enable_grad():
             probs = clf.probabilities(clf(inputs_embeds=x, attention_mask=mask, token_type_ids=types).logits)  # (B, L)
             predictions = known or predictions_from_probabilities(clf, texts, probs.detach().float(), batch.truncated)
-            index = {label: i for i, label in enumerate(clf.labels)}
-            K = max(len(p.labels) for p in predictions)
-            targets = torch.tensor(
-                [[index[p.labels[min(k, len(p.labels) - 1)]] for k in range(K)] for p in predictions]
-            )  # (B, K): a text with fewer labels repeats its last one
+            targets = label_targets([p.labels for p in predictions], clf.labels)  # (B, K)
+            K = targets.size(1)
             # one backward pass for all K labels: K one-hot output gradients, batched (vmap) through autograd
             picks = torch.zeros(K, *probs.shape)  # (K, B, L)
             picks.scatter_(2, targets.T.unsqueeze(-1), 1.0)
