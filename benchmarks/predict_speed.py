@@ -5,6 +5,10 @@ bundled all-MiniLM-L6-v2: the speed does not depend on the weights) and the bund
 complaints, repeated to --count texts. Target: >= 200 complaints/s on 2 cores.
 
     python benchmarks/predict_speed.py [--threads 2] [--count 1000] [--batch-size 64] [--model DIR]
+
+The encoder's linears multiply with oneDNN at inference; the same run is then repeated with
+PyTorch's default fp32 kernel (``mealwatch.transformer.linear.use_onednn(False)``) to show
+what that choice buys.
 """
 from __future__ import annotations
 
@@ -52,14 +56,19 @@ def main() -> None:
     lengths = model.tokenizer(texts[:500]).attention_mask.sum(dim=1).float()
     print(f"{len(texts)} texts, {lengths.mean():.1f} tokens on average (max {int(lengths.max())}); "
           f"threads {torch.get_num_threads()}, batch size {args.batch_size}")  # fmt: skip
+    from mealwatch.transformer.linear import use_onednn
+
     model.predict(texts[:64], batch_size=args.batch_size)  # warm-up
-    rates = []
-    for _ in range(args.repeats):
-        started = time.perf_counter()
-        model.predict(texts, batch_size=args.batch_size)
-        rates.append(len(texts) / (time.perf_counter() - started))
-    print(f"texts/s: median {statistics.median(rates):.0f} (runs: {', '.join(f'{r:.0f}' for r in rates)})   "
-          f"(target >= {TARGET:.0f})")  # fmt: skip
+    for kernel, enabled in (("oneDNN linears (the default)", True), ("PyTorch's default fp32 kernel", False)):
+        rates = []
+        with use_onednn(enabled):
+            for _ in range(args.repeats):
+                started = time.perf_counter()
+                model.predict(texts, batch_size=args.batch_size)
+                rates.append(len(texts) / (time.perf_counter() - started))
+        target = f"   (target >= {TARGET:.0f})" if enabled else ""
+        print(f"{kernel}: texts/s median {statistics.median(rates):.0f} "
+              f"(runs: {', '.join(f'{r:.0f}' for r in rates)}){target}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -243,3 +243,12 @@ def test_bundled_dataset_if_present():
     assert set(splits) == {"train", "validation", "test"}
     assert splits["train"].label_set == splits["test"].label_set
     assert all(n > 0 for n in splits["test"].label_counts().values())
+
+
+def test_decode_utf8_drops_a_byte_order_mark_and_locates_a_bad_byte():
+    from mealwatch.textfile import NotUtf8Error, decode_utf8
+
+    assert decode_utf8("\ufefftext,labels\n".encode("utf-8")) == "text,labels\n"
+    with pytest.raises(NotUtf8Error) as caught:
+        decode_utf8(b"ok\nsecond\ncaf\xe9\n")
+    assert (caught.value.line, caught.value.offset, caught.value.byte) == (3, 13, 0xE9)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,7 @@ class BaselineResult:
     texts_per_second: float  # predicting the test texts, featurisation included
     report: EvaluationReport
     detail: str = ""  # the choices made (C, thresholds, epochs)
+    predictions: np.ndarray | None = field(default=None, repr=False)  # the test decisions: (N,) or (N, L) 0/1
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,7 +118,7 @@ def _score(
     seconds = time.perf_counter() - started
     report = evaluate_predictions(test.targets(), predicted, test.label_set, test.multi_label, seed=seed)
     return BaselineResult(name, report.macro_f1, report.micro_f1, train_seconds, len(test) / max(seconds, 1e-9),
-                          report, detail)  # fmt: skip
+                          report, detail, predicted)  # fmt: skip
 
 
 def tfidf_baseline(splits: Mapping[str, Dataset], seed: int = 0) -> BaselineResult:

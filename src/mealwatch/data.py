@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from .splits import normalize_text, stratified_split
+from .textfile import NotUtf8Error, decode_utf8
 
 __all__ = [
     "DataError",
@@ -176,14 +177,11 @@ def read_dataset(
 
 
 def _read_utf8(path: Path) -> str:
-    data = path.read_bytes()
     try:
-        return data.decode("utf-8-sig")  # a leading byte-order mark is dropped
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
+        return decode_utf8(path.read_bytes())  # a leading byte-order mark is dropped
+    except NotUtf8Error as e:
         raise DataError(
-            f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at byte offset {e.start}); "
-            "save the file as UTF-8"
+            f"{path}, line {e.line}: not UTF-8 text (byte 0x{e.byte:02x} at byte offset {e.offset}); save the file as UTF-8"
         ) from None
 
 

@@ -13,15 +13,29 @@ class TextFileError(ValueError):
     """A text file that cannot be read; the message names the file and the line."""
 
 
+class NotUtf8Error(ValueError):
+    """Bytes that are not UTF-8 text: the first bad ``byte``, its ``offset`` and its ``line`` (from 1)."""
+
+    def __init__(self, line: int, offset: int, byte: int) -> None:
+        super().__init__(f"not UTF-8 text (byte 0x{byte:02x} at byte offset {offset}, line {line})")
+        self.line, self.offset, self.byte = line, offset, byte
+
+
+def decode_utf8(data: bytes) -> str:
+    """``data`` as text, a leading byte-order mark dropped; ``NotUtf8Error`` where it is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise NotUtf8Error(data[: e.start].count(b"\n") + 1, e.start, data[e.start]) from None
+
+
 def _decode(path: Path) -> str:
     if not path.is_file():
         raise TextFileError(f"{path}: no such file")
-    raw = path.read_bytes()
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise TextFileError(f"{path}:{line}: not UTF-8 (byte {e.start}); save the file as UTF-8") from e
+        return decode_utf8(path.read_bytes())
+    except NotUtf8Error as e:
+        raise TextFileError(f"{path}:{e.line}: not UTF-8 (byte {e.offset}); save the file as UTF-8") from None
 
 
 def read_texts(path: str | Path, text_column: str = "text") -> list[str]:

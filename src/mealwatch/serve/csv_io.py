@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..textfile import NotUtf8Error, decode_utf8
 from .schemas import MAX_CSV_BYTES, MAX_CSV_ROWS, check_school, check_text
 
 #: columns of a result or log export, before one p_<label> column per label
@@ -37,11 +38,10 @@ def read_upload(data: bytes, filename: str = "the upload") -> list[UploadedRow]:
     if len(data) > MAX_CSV_BYTES:
         raise CsvUploadError(f"{filename} is {len(data):,} bytes; the limit is {MAX_CSV_BYTES:,}: split it into smaller files")
     try:
-        content = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
+        content = decode_utf8(data)
+    except NotUtf8Error as e:
         raise CsvUploadError(
-            f"{filename} is not UTF-8 text (byte 0x{data[e.start]:02x} on line {line} cannot be read): "
+            f"{filename} is not UTF-8 text (byte 0x{e.byte:02x} on line {e.line} cannot be read): "
             "save it as CSV UTF-8 and upload it again"
         ) from None
     if not content.strip():
