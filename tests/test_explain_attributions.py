@@ -8,7 +8,7 @@ from torch import nn
 from mealwatch import Encoder
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.explain import attention_rollout, explain, explain_batch, integrated_gradients, rollout_importance
-from mealwatch.explain.attributions import label_targets, pad_baseline, trapezoid_weights
+from mealwatch.explain.attributions import frozen_weights, label_targets, pad_baseline, trapezoid_weights
 from mealwatch.transformer import mean_pool
 
 TEXT = "The meal was served without dal because it was spoiled."
@@ -32,6 +32,14 @@ def test_pad_baseline_replaces_only_word_pieces():
     torch.testing.assert_close(baseline[is_piece], embedding.weight[0].detach().expand(3, 3))
     torch.testing.assert_close(baseline[~is_piece], inputs[~is_piece])
     assert not inputs.requires_grad and not baseline.requires_grad
+
+
+def test_frozen_weights_restores_each_parameters_flag():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 2))
+    model[1].bias.requires_grad_(False)
+    with frozen_weights(model):
+        assert not any(p.requires_grad for p in model.parameters())
+    assert [p.requires_grad for p in model.parameters()] == [True, True, True, False]
 
 
 def test_label_targets_pad_short_label_lists_with_their_last_label():

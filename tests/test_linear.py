@@ -49,8 +49,23 @@ def test_when_onednn_is_used(layer: Linear) -> None:
         with use_onednn(False):
             assert not onednn_applies(x, layer.weight)
         assert onednn_applies(x, layer.weight)  # the switch is restored
-    assert not onednn_applies(x, layer.weight)  # grad enabled and the weight needs it
-    assert not onednn_applies(x.requires_grad_(), layer.weight.detach())
+    assert not onednn_applies(x, layer.weight, layer.bias)  # grad enabled and the weight needs it
+    assert not onednn_applies(x, layer.weight.detach(), layer.bias)  # ... or the bias does
+    assert onednn_applies(x.requires_grad_(), layer.weight.detach(), layer.bias.detach())  # only the input does
+
+
+@needs_onednn
+def test_gradients_by_the_input_of_a_frozen_layer_match_f_linear(layer: Linear) -> None:
+    layer.requires_grad_(False)
+    x = torch.randn(2, 5, 48, requires_grad=True)
+    y = layer(x)
+    assert type(y.grad_fn).__name__ == "_LinearOfInputBackward"  # the oneDNN path, differentiable in x
+    torch.testing.assert_close(y, F.linear(x, layer.weight, layer.bias), rtol=1e-5, atol=1e-5)
+    picks = torch.randn(3, *y.shape)  # three output gradients at once, as the service's explanations batch them
+    (batched,) = torch.autograd.grad(y, x, grad_outputs=picks, is_grads_batched=True)  # (3, 2, 5, 48)
+    torch.testing.assert_close(batched, picks @ layer.weight, rtol=1e-5, atol=1e-5)  # ∂L/∂x = ∂L/∂y · W
+    (single,) = torch.autograd.grad(layer(x).sum(), x)
+    torch.testing.assert_close(single, layer.weight.sum(dim=0).expand(2, 5, 48), rtol=1e-5, atol=1e-5)
 
 
 def test_gradients_flow_as_in_nn_linear(layer: Linear) -> None:

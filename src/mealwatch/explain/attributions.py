@@ -16,7 +16,8 @@ much the final vector of token i draws on each input token.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -35,6 +36,23 @@ class IntegratedGradients:
     def delta(self) -> Tensor:
         """(B, K): Σ attributions − (F(input) − F(baseline)); zero for an exact integral."""
         return self.attributions.sum(dim=-1) - (self.output - self.baseline_output)
+
+
+@contextmanager
+def frozen_weights(model: nn.Module) -> Iterator[None]:
+    """Within the block no parameter of ``model`` needs a gradient (restored afterwards).
+
+    Explanations differentiate by the inputs only; with the weights frozen, autograd skips
+    their gradients and the encoder's linears keep their fast kernel.
+    """
+    needs = [(p, p.requires_grad) for p in model.parameters()]
+    for p, _ in needs:
+        p.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for p, flag in needs:
+            p.requires_grad_(flag)
 
 
 def pad_baseline(

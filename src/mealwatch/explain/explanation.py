@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from .attributions import integrated_gradients, label_targets, pad_baseline, rollout_importance
+from .attributions import frozen_weights, integrated_gradients, label_targets, pad_baseline, rollout_importance
 from .word_attention import check_text, word_units
 
 if TYPE_CHECKING:
@@ -99,7 +99,8 @@ def explain_batch(
         logits = classifier(inputs_embeds=embeds, attention_mask=mask[rows], token_type_ids=types[rows]).logits
         return classifier.probabilities(logits)  # (n, L)
 
-    ig = integrated_gradients(forward, inputs, baseline, targets, steps=steps, batch_size=batch_size)
+    with frozen_weights(classifier):
+        ig = integrated_gradients(forward, inputs, baseline, targets, steps=steps, batch_size=batch_size)
     with torch.no_grad():
         attentions = classifier.encoder(**batch.model_inputs(), output_attentions=True).attentions
     stacked = torch.stack(attentions, dim=1).float()  # (B, layers, heads, T, T)

@@ -104,10 +104,14 @@ def predictions_from_probabilities(
 
 
 class Predictor:
-    """Classifies texts with one loaded model; thread-safe; concurrent calls are batched together."""
+    """Classifies texts with one loaded model; thread-safe; concurrent calls are batched together.
+
+    The model is only ever run, never trained: its parameters are frozen (``requires_grad``
+    off), so gradients for per-word importance flow to the inputs alone.
+    """
 
     def __init__(self, classifier: Classifier, version: str, max_batch: int = 32, max_wait_s: float = 0.0) -> None:
-        self.classifier = classifier.eval()
+        self.classifier = classifier.eval().requires_grad_(False)
         self.version = version
         self.max_batch = max_batch
         self.max_wait_s = max_wait_s

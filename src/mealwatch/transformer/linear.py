@@ -9,8 +9,10 @@ and initialisation; only the kernel that multiplies differs when nothing needs g
 - oneDNN, the library PyTorch already ships for its mkldnn ops, runs the same fp32 product
   (fp32 inputs, fp32 accumulation, fp32 output) about twice as fast there.
 
-So inference of fp32 CPU tensors goes through oneDNN, and everything else — training with
-autograd, autocast, other dtypes or devices — through ``torch.nn.functional.linear``.
+So fp32 CPU products go through oneDNN whenever W and b need no gradient: at inference, and
+when only the input needs one (explanations differentiate the output by the word embeddings of
+a frozen model). Everything else — training, autocast, other dtypes or devices — goes through
+``torch.nn.functional.linear``.
 ``benchmarks/encoder_speed.py`` times both kernels side by side; ``use_onednn(False)``
 switches the oneDNN path off.
 """
@@ -38,24 +40,50 @@ def use_onednn(enabled: bool) -> Iterator[None]:
         _enabled = previous
 
 
-def onednn_applies(x: Tensor, weight: Tensor) -> bool:
-    """True when ``x Wᵀ + b`` can run on oneDNN: fp32 CPU tensors, no autograd, no autocast."""
+def onednn_applies(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> bool:
+    """True when ``x Wᵀ + b`` can run on oneDNN: fp32 CPU tensors, no autocast, no gradient for W or b."""
     return (
         _enabled
         and _ONEDNN_AVAILABLE
         and x.device.type == "cpu"
         and x.dtype == torch.float32
         and weight.dtype == torch.float32
-        and not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad))
+        and not (torch.is_grad_enabled() and (weight.requires_grad or (bias is not None and bias.requires_grad)))
         and not torch.is_autocast_enabled("cpu")
     )
 
 
+def _onednn_linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")  # x Wᵀ + b: (..., out)
+
+
+class _LinearOfInput(torch.autograd.Function):
+    """y = x Wᵀ + b on oneDNN, differentiable in x only (W and b are constants)."""
+
+    generate_vmap_rule = True  # works under batched gradients (``autograd.grad(..., is_grads_batched=True)``)
+
+    @staticmethod
+    def forward(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        return _onednn_linear(x, weight, bias)  # (..., out)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output) -> None:
+        ctx.save_for_backward(inputs[1])
+
+    @staticmethod
+    def backward(ctx, grad_output: Tensor):
+        (weight,) = ctx.saved_tensors
+        # ∂L/∂x = ∂L/∂y · W, itself a linear map with weight Wᵀ: (..., out) -> (..., in)
+        return _onednn_linear(grad_output, weight.t(), None), None, None
+
+
 class Linear(nn.Linear):
-    """``torch.nn.Linear`` whose fp32 CPU inference runs on oneDNN (same result to fp32 rounding)."""
+    """``torch.nn.Linear`` whose fp32 CPU products with a frozen W run on oneDNN (same result to fp32 rounding)."""
 
     def forward(self, x: Tensor) -> Tensor:
         """(..., in_features) -> (..., out_features)."""
-        if onednn_applies(x, self.weight):
-            return torch.ops.mkldnn._linear_pointwise(x, self.weight, self.bias, "none", [], "")  # (..., out)
+        if onednn_applies(x, self.weight, self.bias):
+            if torch.is_grad_enabled() and x.requires_grad:
+                return _LinearOfInput.apply(x, self.weight, self.bias)  # (..., out)
+            return _onednn_linear(x, self.weight, self.bias)  # (..., out)
         return F.linear(x, self.weight, self.bias)  # (..., out)
