@@ -18,6 +18,24 @@ class UserError(Exception):
     """A mistake in the user's input; printed as one clear line, without a stack trace."""
 
 
+def texts_from_args(args: argparse.Namespace) -> list[str]:
+    """The texts of a command that takes ``TEXT...`` or ``--input FILE`` (with ``--text-column``), checked.
+
+    Exactly one of the two must be given; an empty TEXT argument is an error, and a file's
+    errors (``mealwatch.textfile.read_texts``) name its line.
+    """
+    if bool(args.texts) == bool(args.input):
+        raise UserError("give either TEXT arguments or --input FILE (not both, not neither)")
+    if args.texts:
+        for i, text in enumerate(args.texts, start=1):
+            if not text.strip():
+                raise UserError(f"TEXT argument {i} is empty")
+        return list(args.texts)
+    from mealwatch.textfile import read_texts
+
+    return read_texts(args.input, args.text_column)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mealwatch", description="Sort school-meal complaints with a BERT encoder.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

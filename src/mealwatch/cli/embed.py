@@ -27,23 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mealwatch.cli import UserError
+    from mealwatch.cli import UserError, texts_from_args
 
-    if bool(args.texts) == bool(args.input):
-        raise UserError("give either TEXT arguments or --input FILE (not both, not neither)")
     if args.output and args.output.suffix.lower() not in OUTPUT_SUFFIXES:
         raise UserError(f"--output {args.output}: expected a file ending in {' or '.join(OUTPUT_SUFFIXES)}")
     if args.batch_size < 1:
         raise UserError("--batch-size must be at least 1")
-    if args.texts:
-        for i, text in enumerate(args.texts, start=1):
-            if not text.strip():
-                raise UserError(f"TEXT argument {i} is empty")
-        texts = list(args.texts)
-    else:
-        from mealwatch.textfile import read_texts
-
-        texts = read_texts(args.input, args.text_column)
+    texts = texts_from_args(args)
 
     import numpy as np
 

@@ -35,24 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mealwatch.cli import UserError
+    from mealwatch.cli import UserError, texts_from_args
 
-    if bool(args.texts) == bool(args.input):
-        raise UserError("give either TEXT arguments or --input FILE (not both, not neither)")
     if args.output is not None and args.input is None:
         raise UserError("--output needs --input (TEXT arguments are answered on standard output)")
     if args.batch_size < 1:
         raise UserError("--batch-size must be at least 1")
     output_format = args.format or _format_of(args.output)
-    if args.texts:
-        for i, text in enumerate(args.texts, start=1):
-            if not text.strip():
-                raise UserError(f"TEXT argument {i} is empty")
-        texts = list(args.texts)
-    else:
-        from mealwatch.textfile import read_texts
-
-        texts = read_texts(args.input, args.text_column)
+    texts = texts_from_args(args)
 
     from mealwatch.classifier import Classifier
     from mealwatch.runs import resolve_model
