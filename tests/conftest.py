@@ -25,3 +25,12 @@ def tiny_config(tokenizer: Tokenizer) -> EncoderConfig:
         intermediate_size=64,
         max_position_embeddings=128,
     )
+
+
+@pytest.fixture
+def one_thread():
+    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -11,6 +11,8 @@ from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.classifier import Classifier, ClassifierConfig, Prediction, is_classifier_dir
 from mealwatch.transformer import CheckpointError, mean_pool
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread (tests/conftest.py)
+
 LABELS = ["foreign_object", "illness", "meal_not_served", "other"]
 TEXTS = [
     "a lizard was found in the dal served to class 3",
@@ -19,15 +21,6 @@ TEXTS = [
     "the cook did not come and the kitchen stayed closed for the whole week, so nobody ate",
     "thank you",
 ]
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def make_classifier(config: EncoderConfig, tokenizer: Tokenizer, multi_label: bool = True, **kwargs) -> Classifier:

@@ -14,6 +14,8 @@ from mealwatch.cli import main
 from mealwatch.runs import NoModelError, latest_run, new_run_dir, resolve_model
 from mealwatch.transformer import bundled_model_dir
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread (tests/conftest.py)
+
 ROWS = [
     ("There was a dead lizard in the dal today", "foreign_object"),
     ("We found small stones in the rice again", "foreign_object"),
@@ -29,14 +31,6 @@ ROWS = [
     ("The school boundary wall is broken", "other"),
 ]
 TEXTS = ["insects in the rice", "no food was cooked today, the cook is absent", "my son vomited", "thanks"]
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def write_csv(path, rows):

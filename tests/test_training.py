@@ -21,6 +21,8 @@ from mealwatch.training import (
 )
 from mealwatch.transformer import bundled_model_dir
 
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread (tests/conftest.py)
+
 LABELS = ["foreign_object", "illness", "meal_not_served", "other"]
 COMPLAINTS = [
     ("There was a dead lizard in the dal today", "foreign_object"),
@@ -59,15 +61,6 @@ COMPLAINTS = [
 def make_dataset(rows, multi_label: bool = True) -> Dataset:
     examples = [Example(text, tuple(labels.split(";")), line) for line, (text, labels) in enumerate(rows, start=2)]
     return Dataset.from_examples(examples, LABELS, multi_label)
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models run fastest on one thread (and do not fight other processes for the cores)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture
