@@ -174,9 +174,13 @@ class Classifier(nn.Module):
         """
         texts = list(texts)
         probs, truncated = self._read(texts, batch_size)  # (N, L), N flags
-        decisions = self.decide(probs)  # (N, L)
+        return self.predictions(texts, probs, truncated)
+
+    def predictions(self, texts: Sequence[str], probabilities: Tensor, truncated: Sequence[bool]) -> list[Prediction]:
+        """Predictions from (N, L) probabilities already computed for ``texts`` (decided by ``decide``)."""
+        decisions = self.decide(probabilities)  # (N, L)
         predictions = []
-        for text, p, d, cut in zip(texts, probs.tolist(), decisions.tolist(), truncated):
+        for text, p, d, cut in zip(texts, probabilities.tolist(), decisions.tolist(), truncated):
             labels = [label for label, on in zip(self.config.labels, d) if on]
             predictions.append(Prediction(text, labels, dict(zip(self.config.labels, p)), urgency(labels), cut))
         return predictions

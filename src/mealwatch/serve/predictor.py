@@ -91,18 +91,6 @@ def model_version(model_dir: str | Path) -> str:
     return f"{folder.resolve().name}-{digest.hexdigest()[:12]}"
 
 
-def predictions_from_probabilities(
-    classifier: Classifier, texts: Sequence[str], probs: torch.Tensor, truncated: Sequence[bool]
-) -> list[Prediction]:
-    """(N, L) probabilities -> Predictions, decided exactly as ``Classifier.predict`` decides."""
-    decisions = classifier.decide(probs)  # (N, L)
-    out = []
-    for text, p, d, cut in zip(texts, probs.tolist(), decisions.tolist(), truncated):
-        labels = [label for label, on in zip(classifier.labels, d) if on]
-        out.append(Prediction(text, labels, dict(zip(classifier.labels, p)), urgency(labels), cut))
-    return out
-
-
 class Predictor:
     """Classifies texts with one loaded model; thread-safe; concurrent calls are batched together.
 
@@ -226,7 +214,7 @@ class Predictor:
         x = inputs.clone().requires_grad_(True)  # (B, T, H)
         with torch.enable_grad():
             probs = clf.probabilities(clf(inputs_embeds=x, attention_mask=mask, token_type_ids=types).logits)  # (B, L)
-            predictions = known or predictions_from_probabilities(clf, texts, probs.detach().float(), batch.truncated)
+            predictions = known or clf.predictions(texts, probs.detach().float(), batch.truncated)
             targets = label_targets([p.labels for p in predictions], clf.labels)  # (B, K)
             K = targets.size(1)
             # one backward pass for all K labels: K one-hot output gradients, batched (vmap) through autograd
