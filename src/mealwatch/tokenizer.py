@@ -3,7 +3,11 @@
 A *word* here is what BERT's pre-tokenizer splits on: runs of letters and digits, and each
 punctuation mark on its own ("it's" -> "it", "'", "s"). Every token points to its word
 (``word_ids``) and every word to its characters in the original text (``word_spans``), so
-later stages can show attention and importance per word.
+later stages can show attention and importance per word. Word spans cover whole grapheme clusters,
+so a Devanagari word never loses a vowel sign at its edge.
+
+Normalisation follows the checkpoint's own settings (lowercase, strip accents) through
+``text.bert_normalizer``, which strips Latin accents but keeps every Indic combining mark.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from tokenizers import normalizers, pre_tokenizers, processors
 from tokenizers.models import WordPiece
 from torch import Tensor
 
+from .text import bert_normalizer, snap_spans
 from .transformer.checkpoint import CheckpointError, resolve
 
 
@@ -50,6 +55,10 @@ class Tokenizer:
     """BERT's uncased WordPiece tokenizer from a checkpoint folder (tokenizer.json or vocab.txt)."""
 
     def __init__(self, backend: FastTokenizer, max_length: int = 512) -> None:
+        if isinstance(backend.normalizer, normalizers.BertNormalizer):
+            # same settings, but Brahmic vowel signs, nukta and virama are letters, not accents to strip
+            old = backend.normalizer
+            backend.normalizer = bert_normalizer(lowercase=old.lowercase, strip_accents=old.strip_accents)
         self.backend = backend
         self.max_length = max_length
         self.pad_token_id = self._id("[PAD]")
@@ -106,7 +115,7 @@ class Tokenizer:
             n = sum(e.attention_mask)
             word_ids = list(e.word_ids[:n])
             n_words = max((w for w in word_ids if w is not None), default=-1) + 1
-            spans = [e.word_to_chars(w) for w in range(n_words)]
+            spans = snap_spans(text, [e.word_to_chars(w) for w in range(n_words)])
             batch.tokens.append(list(e.tokens[:n]))
             batch.word_ids.append(word_ids)
             batch.word_spans.append(spans)
@@ -123,7 +132,7 @@ def _from_vocab(folder: Path) -> FastTokenizer:
         lower = json.loads(config_file.read_text(encoding="utf-8")).get("do_lower_case", True)
     vocab = {line.rstrip("\n"): i for i, line in enumerate((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())}
     backend = FastTokenizer(WordPiece(vocab, unk_token="[UNK]"))
-    backend.normalizer = normalizers.BertNormalizer(lowercase=lower)
+    backend.normalizer = bert_normalizer(lowercase=lower)
     backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     cls_id, sep_id = vocab["[CLS]"], vocab["[SEP]"]
     backend.post_processor = processors.BertProcessing(("[SEP]", sep_id), ("[CLS]", cls_id))

@@ -1,12 +1,16 @@
 """Static pictures of word attention with matplotlib (Agg, no display): one head as a labelled
-heatmap, or every layer × head as a grid of small heatmaps; PNG or SVG by the file's suffix."""
+heatmap, or every layer × head as a grid of small heatmaps; PNG or SVG by the file's suffix.
+Words in Devanagari and other Indic scripts are drawn with an installed font that has them
+(``fonts.families_for``); where none is installed the picture says so instead of failing."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from matplotlib.figure import Figure
 
 from .focus import label_of
+from .fonts import families_for
 from .terminal import view_name
 from .word_attention import WordAttention, check_layer_head
 
@@ -27,8 +31,14 @@ def check_picture_path(path: str | Path) -> Path:
 def save_figure(fig: Figure, path: str | Path) -> Path:
     """Write ``fig`` as PNG or SVG, chosen by the suffix of ``path``."""
     path = check_picture_path(path)
-    fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Date": None} if path.suffix.lower() == ".svg" else None)
+    with warnings.catch_warnings():  # a missing glyph is named once in the picture's title, not per glyph
+        warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
+        _savefig(fig, path)
     return path
+
+
+def _savefig(fig: Figure, path: Path) -> None:
+    fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Date": None} if path.suffix.lower() == ".svg" else None)
 
 
 def head_figure(wa: WordAttention, layer: int | None = None, head: int | None = None) -> Figure:
@@ -42,11 +52,13 @@ def head_figure(wa: WordAttention, layer: int | None = None, head: int | None = 
     fig = Figure(figsize=(side + 1.0, side))
     ax = fig.add_subplot()
     image = ax.imshow(matrix, cmap=CMAP, vmin=0.0, vmax=max(float(matrix.max()), 1e-6))
-    ax.set_xticks(range(W), labels, rotation=90, fontsize=font)
-    ax.set_yticks(range(W), labels, fontsize=font)
+    fonts = families_for(labels)
+    ax.set_xticks(range(W), labels, rotation=90, fontsize=font, fontfamily=list(fonts.families))
+    ax.set_yticks(range(W), labels, fontsize=font, fontfamily=list(fonts.families))
     ax.set_xlabel("attended word (key)")
     ax.set_ylabel("attending word (query)")
-    ax.set_title(view_name(wa, layer, head) + ("\n[CLS]/[SEP] left out, rows rescaled" if wa.renormalised else ""))
+    notes = ["[CLS]/[SEP] left out, rows rescaled"] * wa.renormalised + [fonts.note] * bool(fonts.note)
+    ax.set_title("\n".join([view_name(wa, layer, head), *notes]))
     if W <= 16:
         for i in range(W):
             for j in range(W):

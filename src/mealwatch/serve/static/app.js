@@ -55,16 +55,19 @@ function renderWords(result, label) {
   if (!imp || !imp.scores[label]) { target.textContent = result.text; return; }
   const scores = imp.scores[label];
   const top = Math.max(1e-9, ...scores.map(Math.abs));
+  // offsets count Unicode code points (Python's str), not UTF-16 units: slice an array of code points
+  const chars = Array.from(result.text);
+  const piece = (a, b) => chars.slice(a, b).join("");
   let at = 0;
   imp.words.forEach((w, i) => {
-    if (w.start > at) target.append(result.text.slice(at, w.start));
-    const mark = el("mark", { text: result.text.slice(w.start, w.end), title: `${scores[i] >= 0 ? "+" : ""}${scores[i].toFixed(4)}` });
+    if (w.start > at) target.append(piece(at, w.start));
+    const mark = el("mark", { text: piece(w.start, w.end), title: `${scores[i] >= 0 ? "+" : ""}${scores[i].toFixed(4)}` });
     const strength = Math.abs(scores[i]) / top;
     mark.style.background = `rgba(var(${scores[i] >= 0 ? "--pos" : "--neg"}), ${(0.08 + 0.62 * strength).toFixed(2)})`;
     target.append(mark);
     at = w.end;
   });
-  if (at < result.text.length) target.append(result.text.slice(at));
+  if (at < chars.length) target.append(piece(at, chars.length));
   const cut = imp.truncated ? " · the text is longer than the model reads: only its highlighted beginning counted" : "";
   $("#method").textContent = `${imp.method === "ig" ? "integrated gradients" : "gradient × input"}: ${imp.note}${cut}`;
 }

@@ -1,0 +1,98 @@
+"""Text normalisation, grapheme clusters and script detection; no model knowledge.
+
+BERT's uncased normaliser strips "accents" by dropping every non-spacing mark (Unicode category Mn)
+after an NFD decomposition. That is right for Latin ("Café" -> "cafe") and wrong for the Indic
+scripts, whose vowel signs, nukta, anusvara and virama are Mn marks: "खाने" would become "खान". The
+normaliser here does what the checkpoint expects for Latin (and Greek, Cyrillic, ...) and keeps every
+mark of a Brahmic script:
+
+    text -> clean control characters and whitespace -> NFD -> drop Mn marks that are not Brahmic
+         -> NFC -> lowercase (when the checkpoint is uncased)
+
+It is built as a ``tokenizers`` normaliser so that the tokenizer tracks character offsets through it
+(word spans always point into the text as given), and ``normalize`` applies the very same object.
+"""
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+import regex
+from tokenizers import Regex, normalizers
+
+#: scripts whose combining marks are letters (vowel signs, nukta, virama), never accents to strip
+BRAHMIC_SCRIPTS: tuple[str, ...] = (
+    "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada", "Malayalam",
+    "Sinhala", "Tibetan", "Thai", "Lao", "Myanmar", "Khmer",
+)  # fmt: skip
+
+#: a non-spacing mark that does not belong to a Brahmic script (Latin accents are script "Inherited")
+_STRIPPABLE_MARK = r"[\p{Mn}&&[^" + "".join(rf"\p{{{s}}}" for s in BRAHMIC_SCRIPTS) + r"]]"
+
+#: values of the ``script`` column and of ``detect_script``
+SCRIPTS: tuple[str, ...] = ("latn-en", "latn-hi", "deva", "mixed")
+
+#: common Hindi function words and complaint words in Latin script; two different ones mark romanised Hindi
+HINDI_MARKERS = frozenset(
+    "hai hain tha thi nahi nahin nhi mein ka ki ke ko se aur bhi kya koi bahut raha rahe rahi gaya gayi "
+    "hua hui diya jata jaata hota wala wali wale kuch sab abhi khana khaana bachhe bachche bacche bache bachhon "
+    "bachon bacchon baccho hamare hamara humare mera meri mere kar karte karta kiya liye gaye gye diye "
+    "sirf roz lekin toh bhai ji".split()
+)
+
+
+@functools.cache
+def bert_normalizer(*, lowercase: bool = True, strip_accents: bool | None = None) -> normalizers.Normalizer:
+    """BERT's normaliser with Brahmic marks kept; ``strip_accents=None`` follows ``lowercase`` as BERT does."""
+    strip = lowercase if strip_accents is None else strip_accents
+    steps = [normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False)]
+    if strip:
+        steps += [normalizers.NFD(), normalizers.Replace(Regex(_STRIPPABLE_MARK), "")]
+    steps.append(normalizers.NFC())
+    if lowercase:
+        steps.append(normalizers.Lowercase())
+    return normalizers.Sequence(steps)
+
+
+def normalize(text: str, *, lowercase: bool = True, strip_accents: bool | None = None) -> str:
+    """``text`` as the tokenizer of an (un)cased checkpoint sees it (see ``bert_normalizer``)."""
+    return bert_normalizer(lowercase=lowercase, strip_accents=strip_accents).normalize_str(text)
+
+
+def grapheme_starts(text: str) -> list[int]:
+    """Character offsets where a user-perceived character (extended grapheme cluster) starts, plus len(text)."""
+    return [m.start() for m in regex.finditer(r"\X", text)] + [len(text)]
+
+
+def snap_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Widen each (start, end) span to whole grapheme clusters, so no word starts or ends inside a letter."""
+    starts = grapheme_starts(text)
+    snapped = []
+    for s, e in spans:
+        s2 = max((b for b in starts if b <= s), default=0)
+        e2 = min((b for b in starts if b >= e), default=len(text))
+        snapped.append((s2, e2))
+    return snapped
+
+
+def devanagari_share(text: str) -> float:
+    """Share of the letters and marks of ``text`` that are Devanagari (0.0 when it has none)."""
+    letters = [c for c in text if c.isalpha() or unicodedata.category(c)[0] == "M"]
+    if not letters:
+        return 0.0
+    return sum("\u0900" <= c <= "\u097f" or "\ua8e0" <= c <= "\ua8ff" for c in letters) / len(letters)
+
+
+def detect_script(text: str) -> str:
+    """``deva``, ``mixed``, ``latn-hi`` (romanised Hindi) or ``latn-en``, from the letters and words of ``text``.
+
+    Mostly Devanagari letters (80 % or more) is ``deva``; from 5 % up, ``mixed``; otherwise Latin text
+    with two different common Hindi words is ``latn-hi`` and the rest ``latn-en``.
+    """
+    share = devanagari_share(text)
+    if share >= 0.8:
+        return "deva"
+    if share >= 0.05:
+        return "mixed"
+    words = {w.lower() for w in regex.findall(r"[\p{L}\p{M}]+", text)}
+    return "latn-hi" if len(words & HINDI_MARKERS) >= 2 else "latn-en"
