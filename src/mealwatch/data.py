@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from .splits import normalize_text, stratified_split
+from .text import SCRIPTS, detect_script
 from .textfile import NotUtf8Error, decode_utf8
 
 __all__ = [
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 SPLIT_NAMES = ("train", "validation", "test")
+#: optional column (or JSONL key) naming a row's script, one of ``text.SCRIPTS``
+SCRIPT_COLUMN = "script"
 SUFFIXES = (".csv", ".jsonl")
 
 
@@ -42,11 +45,12 @@ class DataError(ValueError):
 
 @dataclass(frozen=True)
 class Example:
-    """One complaint: its text, its labels, and the line of the file it starts on."""
+    """One complaint: its text, its labels, the line of the file it starts on, and its script if the file names it."""
 
     text: str
     labels: tuple[str, ...]
     line: int
+    script: str | None = None  # one of text.SCRIPTS; None: not given (``Dataset.scripts`` detects it)
 
 
 @dataclass
@@ -83,6 +87,10 @@ class Dataset:
             out[row, [index[label] for label in e.labels]] = 1
         return out
 
+    def scripts(self) -> list[str]:
+        """Each example's script: the file's ``script`` column where given, else ``text.detect_script``."""
+        return [e.script or detect_script(e.text) for e in self.examples]
+
     def label_counts(self) -> dict[str, int]:
         """Number of examples carrying each label, in ``label_set`` order (0 for absent labels)."""
         counts = Counter(label for e in self.examples for label in e.labels)
@@ -111,6 +119,7 @@ class _Row:
     text: Any
     labels: Any
     line: int
+    script: Any = None
 
 
 def read_dataset(
@@ -142,16 +151,17 @@ def read_dataset(
     if not rows:
         raise DataError(f"{path}: no examples; expected at least one row with a text and its labels")
 
-    parsed = [(_check_text(path, r, text_column), _split_labels(path, r, labels_column, separator), r.line) for r in rows]
+    parsed = [(_check_text(path, r, text_column), _split_labels(path, r, labels_column, separator), r.line,
+               _check_script(path, r)) for r in rows]  # fmt: skip
     if label_set is None:
-        label_set = sorted({label for _, labels, _ in parsed for label in labels})
+        label_set = sorted({label for _, labels, _, _ in parsed for label in labels})
     label_set = list(label_set)
     known = set(label_set)
     if multi_label is None:
-        multi_label = any(len(labels) > 1 for _, labels, _ in parsed)
+        multi_label = any(len(labels) > 1 for _, labels, _, _ in parsed)
     order = {label: i for i, label in enumerate(label_set)}
     examples = []
-    for text_value, labels, line in parsed:
+    for text_value, labels, line, script in parsed:
         unknown = [label for label in labels if label not in known]
         if unknown:
             raise DataError(
@@ -162,7 +172,7 @@ def read_dataset(
                 f"{path}, line {line}: {len(labels)} labels ({separator.join(labels)}) in a single-label dataset; "
                 "expected exactly one label per row"
             )
-        examples.append(Example(text_value, tuple(sorted(labels, key=order.__getitem__)), line))
+        examples.append(Example(text_value, tuple(sorted(labels, key=order.__getitem__)), line, script))
 
     dataset = Dataset.from_examples(examples, label_set, multi_label, path)
     if dataset.duplicates:
@@ -196,6 +206,7 @@ def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> li
             if column not in header:
                 raise DataError(f"{path}, line 1: no column {column!r}; columns found: {', '.join(header)}")
         i_text, i_labels = header.index(text_column), header.index(labels_column)
+        i_script = header.index(SCRIPT_COLUMN) if SCRIPT_COLUMN in header else None
         rows = []
         last_line = reader.line_num
         for record in reader:
@@ -208,7 +219,7 @@ def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> li
                     f"{path}, line {line}: {len(record)} fields, expected {len(header)} ({', '.join(header)}); "
                     "quote a text that contains commas"
                 )
-            rows.append(_Row(record[i_text], record[i_labels], line))
+            rows.append(_Row(record[i_text], record[i_labels], line, None if i_script is None else record[i_script]))
     except csv.Error as e:
         raise DataError(f"{path}, line {reader.line_num}: malformed CSV ({e})") from None
     return rows
@@ -231,7 +242,7 @@ def _jsonl_rows(path: Path, text: str, text_column: str, labels_column: str) -> 
         for key in (text_column, labels_column):
             if key not in obj:
                 raise DataError(f"{path}, line {line}: no key {key!r}; keys found: {', '.join(obj) or 'none'}")
-        rows.append(_Row(obj[text_column], obj[labels_column], line))
+        rows.append(_Row(obj[text_column], obj[labels_column], line, obj.get(SCRIPT_COLUMN)))
     return rows
 
 
@@ -241,6 +252,18 @@ def _check_text(path: Path, row: _Row, column: str) -> str:
     if not row.text.strip():
         raise DataError(f"{path}, line {row.line}: empty text in {column!r}; expected the complaint's text")
     return row.text.strip()
+
+
+def _check_script(path: Path, row: _Row) -> str | None:
+    """The row's script, if the file gives one (an empty cell means "detect it")."""
+    if row.script is None or (isinstance(row.script, str) and not row.script.strip()):
+        return None
+    if not isinstance(row.script, str) or row.script.strip() not in SCRIPTS:
+        raise DataError(
+            f"{path}, line {row.line}: {SCRIPT_COLUMN!r} is {row.script!r}; expected one of {', '.join(SCRIPTS)} "
+            "or an empty cell (detected from the text)"
+        )
+    return row.script.strip()
 
 
 def _split_labels(path: Path, row: _Row, column: str, separator: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from sklearn.model_selection import train_test_split
@@ -27,8 +27,12 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def stratified_split(examples: Sequence[E], fractions: Sequence[float], seed: int) -> list[list[E]]:
+def stratified_split(
+    examples: Sequence[E], fractions: Sequence[float], seed: int, *, also_by: Callable[[E], str] | None = None
+) -> list[list[E]]:
     """Split ``examples`` into parts of the given fractions, stratified by label, in a seeded way.
+
+    ``also_by`` adds a second key to the strata (e.g. the script: label x script).
 
     The result depends on the set of examples, not their order (they are sorted by normalised
     text first). A multi-label row is stratified on its rarest label; labels too rare to
@@ -41,6 +45,8 @@ def stratified_split(examples: Sequence[E], fractions: Sequence[float], seed: in
     ordered = sorted(examples, key=lambda e: (normalize_text(e.text), e.text, e.labels, getattr(e, "line", 0)))
     counts = Counter(label for e in ordered for label in e.labels)
     strata = [min(e.labels, key=lambda label: (counts[label], label)) for e in ordered]
+    if also_by is not None:
+        strata = [f"{s}|{also_by(e)}" for s, e in zip(strata, ordered)]
     sizes = _part_sizes(len(ordered), fractions)
     parts: list[list[int]] = []
     rest = list(range(len(ordered)))
