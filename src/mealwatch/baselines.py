@@ -116,7 +116,8 @@ def _score(
     started = time.perf_counter()
     predicted = predict(test.texts)
     seconds = time.perf_counter() - started
-    report = evaluate_predictions(test.targets(), predicted, test.label_set, test.multi_label, seed=seed)
+    report = evaluate_predictions(test.targets(), predicted, test.label_set, test.multi_label, seed=seed,
+                                  scripts=test.scripts())  # fmt: skip
     return BaselineResult(name, report.macro_f1, report.micro_f1, train_seconds, len(test) / max(seconds, 1e-9),
                           report, detail, predicted)  # fmt: skip
 

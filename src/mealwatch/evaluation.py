@@ -40,6 +40,7 @@ class EvaluationReport:
     per_label: dict[str, dict[str, float]]  # label -> precision, recall, f1, support
     macro_f1_ci: tuple[float, float] | None  # 95 % bootstrap interval; None when bootstrap=0
     confusion: list  # (L, L) counts, rows true and columns predicted; multi-label: L of [[tn, fp], [fn, tp]]
+    by_script: dict[str, dict[str, float]] | None = None  # script -> n, macro_f1, micro_f1 (see ``slice_scores``)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict of every field."""
@@ -84,6 +85,28 @@ def _as_targets(y: Any, labels: Sequence[str], multi_label: bool) -> np.ndarray:
     return np.asarray(y, dtype=np.int64)
 
 
+def slice_scores(y_true: np.ndarray, y_pred: np.ndarray, groups: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Macro- and micro-F1 of each group of rows (e.g. each script), in sorted group order.
+
+    A slice's macro-F1 averages over the labels that occur in its truth or its predictions, so a
+    small slice is not marked down for labels it never had a chance to see.
+    """
+    groups = np.asarray(list(groups), dtype=object)
+    if len(groups) != len(y_true):
+        raise ValueError(f"{len(groups)} groups for {len(y_true)} rows")
+    out = {}
+    for name in sorted(set(groups.tolist())):
+        rows = groups == name
+        t, p = y_true[rows], y_pred[rows]
+        present = sorted(set(np.flatnonzero(t.any(0) | p.any(0))) if t.ndim == 2 else set(t.tolist()) | set(p.tolist()))
+        out[name] = {
+            "n": int(rows.sum()),
+            "macro_f1": float(f1_score(t, p, labels=present, average="macro", zero_division=0)),
+            "micro_f1": float(f1_score(t, p, labels=present, average="micro", zero_division=0)),
+        }
+    return out
+
+
 def evaluate_predictions(
     y_true: Any,
     y_pred: Any,
@@ -91,8 +114,13 @@ def evaluate_predictions(
     multi_label: bool,
     bootstrap: int = 1000,
     seed: int = 0,
+    *,
+    scripts: Sequence[str] | None = None,
 ) -> EvaluationReport:
-    """Per-label and averaged precision, recall and F1, accuracy, confusion counts, and a macro-F1 interval."""
+    """Per-label and averaged precision, recall and F1, accuracy, confusion counts, and a macro-F1 interval.
+
+    ``scripts`` (one per row, e.g. ``Dataset.scripts()``) adds macro- and micro-F1 per script.
+    """
     labels = list(labels)
     y_true, y_pred = _as_targets(y_true, labels, multi_label), _as_targets(y_pred, labels, multi_label)
     if y_true.shape != y_pred.shape or len(y_true) == 0:
@@ -131,6 +159,7 @@ def evaluate_predictions(
         per_label=per_label,
         macro_f1_ci=ci,
         confusion=confusion,
+        by_script=slice_scores(y_true, y_pred, scripts) if scripts is not None else None,
     )
 
 
@@ -164,6 +193,10 @@ def format_report(report: EvaluationReport) -> str:
     lines += [f"{name:<16} {value:.3f}" for name, value in _averages(report)]
     if report.macro_f1_ci is not None:
         lines.append(_interval(report))
+    if report.by_script:
+        lines += ["", "by script:"]
+        lines += [f"  {name:<8} {m['n']:5d} texts  macro-F1 {m['macro_f1']:.3f}  micro-F1 {m['micro_f1']:.3f}"
+                  for name, m in report.by_script.items()]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -178,6 +211,9 @@ def report_markdown(report: EvaluationReport, title: str = "Evaluation") -> str:
     lines += [f"| {name} | {value:.3f} |" for name, value in _averages(report)]
     if report.macro_f1_ci is not None:
         lines += ["", _interval(report) + "."]
+    if report.by_script:
+        lines += ["", "| script | texts | macro-F1 | micro-F1 |", "|---|---:|---:|---:|"]
+        lines += [f"| {name} | {m['n']} | {m['macro_f1']:.3f} | {m['micro_f1']:.3f} |" for name, m in report.by_script.items()]
     plot = "per_label_confusion.png" if report.multi_label else "confusion_matrix.png"
     lines += ["", f"![confusion]({plot})", ""]
     return "\n".join(lines)

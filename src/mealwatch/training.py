@@ -44,6 +44,8 @@ class LabelledTexts(Protocol):
 
     def targets(self) -> np.ndarray: ...
 
+    def scripts(self) -> list[str]: ...
+
 
 @dataclass
 class TrainingArguments:
@@ -288,4 +290,6 @@ def evaluate_classifier(model: Classifier, dataset: LabelledTexts, bootstrap: in
         raise ValueError(f"the data's labels {list(dataset.label_set)} differ from the model's {model.labels}")
     decided = model.decide(model.predict_probabilities(list(dataset.texts))).numpy()  # (N, L)
     predicted = decided if model.multi_label else decided.argmax(axis=1)
-    return evaluate_predictions(dataset.targets(), predicted, model.labels, model.multi_label, bootstrap=bootstrap)
+    return evaluate_predictions(
+        dataset.targets(), predicted, model.labels, model.multi_label, bootstrap=bootstrap, scripts=dataset.scripts()
+    )
