@@ -227,7 +227,22 @@ def format_table(results: Sequence[BaselineResult]) -> str:
     if results:
         lines += ["", f"Test set: {results[0].report.n} texts; 95 % CI from 1000 bootstrap resamples of it."]
         lines += [f"- {r.name}: {r.detail}" for r in results if r.detail]
+        lines += ["", *script_table(results)]
     return "\n".join(lines)
+
+
+def script_table(results: Sequence[BaselineResult]) -> list[str]:
+    """Markdown lines: test macro-F1 of each method per script (texts per script in the header)."""
+    scripts = sorted({name for r in results for name in (r.report.by_script or {})})
+    if not scripts:
+        return []
+    sizes = results[0].report.by_script or {}
+    head = " | ".join(f"{name} ({sizes[name]['n'] if name in sizes else 0})" for name in scripts)
+    lines = [f"| macro-F1 by script | {head} |", "|---|" + "---:|" * len(scripts)]
+    for r in results:
+        by = r.report.by_script or {}
+        lines.append(f"| {r.name} | " + " | ".join(f"{by[s]['macro_f1']:.3f}" if s in by else "–" for s in scripts) + " |")
+    return lines
 
 
 def _three(splits: Mapping[str, Dataset]) -> tuple[Dataset, Dataset, Dataset]:
