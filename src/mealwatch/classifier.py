@@ -25,6 +25,7 @@ import torch
 from torch import Tensor, nn
 
 from .labels import urgency
+from .review import ReviewPolicy, reasons, unreadable_shares
 from .tokenizer import Tokenizer
 from .transformer import CheckpointError, Encoder, EncoderConfig, EncoderOutput, mean_pool
 
@@ -49,6 +50,7 @@ class ClassifierConfig:
     training: dict[str, Any] = field(default_factory=dict)  # the training arguments, for the record
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
     max_length: int = 128  # texts are cut to this many tokens, as in training
+    review: dict[str, float] = field(default_factory=dict)  # review.ReviewPolicy (close-call margin chosen on validation)
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLINGS:
@@ -80,16 +82,22 @@ class ClassifierOutput:
 
 @dataclass
 class Prediction:
-    """One text's predicted labels, the probability of every label, and the resulting urgency."""
+    """One text's predicted labels, the probability of every label, the resulting urgency, and review reasons."""
 
     text: str
     labels: list[str]
     probabilities: dict[str, float]
     urgency: str
     truncated: bool = False  # True when the text was longer than max_length word pieces and only its start was read
+    review_reasons: list[str] = field(default_factory=list)  # why a person should check it (see mealwatch.review)
+
+    @property
+    def needs_review(self) -> bool:
+        """True when the labels should not be trusted without a person's check."""
+        return bool(self.review_reasons)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "needs_review": self.needs_review}
 
 
 class Classifier(nn.Module):
@@ -173,21 +181,33 @@ class Classifier(nn.Module):
         ``truncated``.
         """
         texts = list(texts)
-        probs, truncated = self._read(texts, batch_size)  # (N, L), N flags
-        return self.predictions(texts, probs, truncated)
+        probs, truncated, unreadable = self._read(texts, batch_size)  # (N, L), N flags, N shares
+        return self.predictions(texts, probs, truncated, unreadable)
 
-    def predictions(self, texts: Sequence[str], probabilities: Tensor, truncated: Sequence[bool]) -> list[Prediction]:
-        """Predictions from (N, L) probabilities already computed for ``texts`` (decided by ``decide``)."""
+    @property
+    def review_policy(self) -> ReviewPolicy:
+        return ReviewPolicy.from_dict(self.config.review)
+
+    def predictions(
+        self, texts: Sequence[str], probabilities: Tensor, truncated: Sequence[bool], unreadable: Sequence[float]
+    ) -> list[Prediction]:
+        """Predictions from (N, L) probabilities already computed for ``texts`` (decided by ``decide``).
+
+        ``unreadable`` is each text's share of words the vocabulary cannot read (``review.unreadable_shares``).
+        """
         decisions = self.decide(probabilities)  # (N, L)
+        thresholds = self.thresholds().tolist() if self.multi_label else None
+        policy, labels_all = self.review_policy, self.config.labels
         predictions = []
-        for text, p, d, cut in zip(texts, probabilities.tolist(), decisions.tolist(), truncated):
-            labels = [label for label, on in zip(self.config.labels, d) if on]
-            predictions.append(Prediction(text, labels, dict(zip(self.config.labels, p)), urgency(labels), cut))
+        for text, p, d, cut, u in zip(texts, probabilities.tolist(), decisions.tolist(), truncated, unreadable):
+            labels = [label for label, on in zip(labels_all, d) if on]
+            why = reasons(p, labels_all, thresholds, u, policy)
+            predictions.append(Prediction(text, labels, dict(zip(labels_all, p)), urgency(labels), cut, why))
         return predictions
 
     @torch.inference_mode()
-    def _read(self, texts: Sequence[str], batch_size: int) -> tuple[Tensor, list[bool]]:
-        """(N, L) probabilities and, per text, whether it was cut to ``max_length`` tokens.
+    def _read(self, texts: Sequence[str], batch_size: int) -> tuple[Tensor, list[bool], list[float]]:
+        """(N, L) probabilities; per text, whether it was cut to ``max_length`` tokens and its unreadable share.
 
         Texts are tokenized a chunk at a time and batched by token count, so a batch holds
         texts of about the same length and little padding.
@@ -197,9 +217,11 @@ class Classifier(nn.Module):
         texts = list(texts)
         out = torch.zeros(len(texts), len(self.config.labels))  # (N, L)
         truncated: list[bool] = []
+        unreadable: list[float] = []
         for start in range(0, len(texts), PREDICT_CHUNK):
             tokens = self.tokenizer(texts[start : start + PREDICT_CHUNK], max_length=self.config.max_length)
             truncated.extend(tokens.truncated)
+            unreadable.extend(unreadable_shares(tokens))
             lengths = tokens.attention_mask.sum(dim=1)  # (C,)
             order = torch.argsort(lengths, stable=True)  # (C,)
             for idx in order.split(batch_size):
@@ -210,7 +232,7 @@ class Classifier(nn.Module):
                 ).logits  # (B, L)  fmt: skip
                 out[start + idx] = self.probabilities(logits).float()
         self.train(was_training)
-        return out, truncated
+        return out, truncated, unreadable
 
     def save(self, directory: str | Path) -> None:
         """Write the model folder atomically (see the module docstring); replaces an older saved model."""

@@ -20,6 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from .classifier import Classifier, ClassifierConfig
+from .review import ReviewPolicy, choose_margin
 from .tokenizer import Tokenizer
 from .transformer import Encoder, EncoderConfig
 from .transformer.checkpoint import read_config, resolve
@@ -191,6 +192,15 @@ def validation_scores(model: Classifier, texts: list[str], targets: np.ndarray) 
     return float(f1_score(targets, predicted, average="macro", zero_division=0)), thresholds
 
 
+def review_policy_on(model: Classifier, texts: list[str], targets: np.ndarray) -> ReviewPolicy:
+    """The review policy whose close-call margin is chosen on these (validation) examples."""
+    probs = model.predict_probabilities(texts)  # (N, L)
+    decided = model.decide(probs).numpy()
+    decisions = decided if model.multi_label else decided.argmax(axis=1)
+    thresholds = (model.config.thresholds or [0.5] * len(model.labels)) if model.multi_label else None
+    return ReviewPolicy(margin=choose_margin(probs.numpy(), targets, decisions, thresholds))
+
+
 def train(
     train_set: LabelledTexts, validation_set: LabelledTexts, args: TrainingArguments | None = None, progress: bool = True
 ) -> TrainingResult:
@@ -268,6 +278,7 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
     model.load_state_dict(best_state)
     model.config.thresholds = best_thresholds
     model.eval()
+    model.config.review = review_policy_on(model, list(validation_set.texts), validation_targets).to_dict()
     report = evaluate_classifier(model, validation_set, bootstrap=0)  # the interval belongs to the test report
     return TrainingResult(model, history, best_epoch, time.perf_counter() - started, report)
 

@@ -32,7 +32,7 @@ import torch
 
 from ..classifier import Classifier, Prediction
 from ..explain.attributions import label_targets, pad_baseline
-from ..labels import urgency
+from ..review import unreadable_shares
 
 IMPORTANCE_METHODS = ("none", "grad", "ig")
 GRAD_NOTE = "gradient × (embedding − [PAD] embedding) of P(label), summed over each word's pieces"
@@ -214,7 +214,7 @@ class Predictor:
         x = inputs.clone().requires_grad_(True)  # (B, T, H)
         with torch.enable_grad():
             probs = clf.probabilities(clf(inputs_embeds=x, attention_mask=mask, token_type_ids=types).logits)  # (B, L)
-            predictions = known or clf.predictions(texts, probs.detach().float(), batch.truncated)
+            predictions = known or clf.predictions(texts, probs.detach().float(), batch.truncated, unreadable_shares(batch))
             targets = label_targets([p.labels for p in predictions], clf.labels)  # (B, K)
             K = targets.size(1)
             # one backward pass for all K labels: K one-hot output gradients, batched (vmap) through autograd
@@ -249,8 +249,10 @@ class Predictor:
         e = self.explanation(text, steps)
         clf = self.classifier
         with self._lock:
-            spans = clf.tokenizer([text], max_length=clf.config.max_length).word_spans[0]
-        prediction = Prediction(text, e.labels, dict(e.probabilities), urgency(e.labels), e.truncated)
+            batch = clf.tokenizer([text], max_length=clf.config.max_length)
+        spans = batch.word_spans[0]
+        probs = torch.tensor([[e.probabilities[label] for label in clf.labels]])  # (1, L)
+        prediction = clf.predictions([text], probs, [e.truncated], unreadable_shares(batch))[0]
         importance = WordImportance(
             "ig", list(e.words), list(spans), dict(e.attributions), IG_NOTE, steps=steps, delta=dict(e.delta),
             truncated=e.truncated,

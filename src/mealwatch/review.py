@@ -1,0 +1,114 @@
+"""When a prediction must be checked by a person instead of trusted: the review flag.
+
+A prediction ``needs_review`` when any of these holds, each with a reason a person can read:
+
+- **no label cleared**: no label's probability reached its threshold (the label shown is only the
+  most probable one);
+- **unreadable**: too many of the text's words are unreadable to the model's vocabulary — a word is
+  unreadable when it became ``[UNK]`` or was cut into single letters (what an English WordPiece
+  vocabulary does to Devanagari);
+- **close call**: a label's probability lies within ``margin`` of its threshold (just in or just out),
+  or, single-label, the two most probable labels are within ``margin`` of each other.
+
+``margin`` is chosen on the validation split (``choose_margin``) and saved with the model.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+#: the margins ``choose_margin`` tries
+MARGIN_GRID: tuple[float, ...] = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25)
+#: ``choose_margin``: the share of validation rows with a wrong label set that the flag should catch ...
+CATCH_TARGET = 0.5
+#: ... without flagging more than this share of all validation rows
+MAX_FLAGGED = 0.25
+
+
+@dataclass
+class ReviewPolicy:
+    """When a prediction is flagged; saved in the model's config.json."""
+
+    margin: float = 0.05  # a probability this close to its threshold is a close call
+    max_unreadable: float = 0.4  # flag when more than this share of the words is unreadable
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, float] | None) -> "ReviewPolicy":
+        return cls(**(d or {}))
+
+
+def unreadable_share(tokens: Sequence[str], word_ids: Sequence[int | None], words: Sequence[str],
+                     unk_token: str = "[UNK]", prefix: str = "##") -> float:  # fmt: skip
+    """Share of the words (two letters or longer, not punctuation) that became ``[UNK]`` or single letters."""
+    pieces: dict[int, list[str]] = {}
+    for token, w in zip(tokens, word_ids):
+        if w is not None:
+            pieces.setdefault(w, []).append(token.removeprefix(prefix))
+    counted = unreadable = 0
+    for w, parts in pieces.items():
+        if w >= len(words) or sum(ch.isalnum() for ch in words[w]) < 2:
+            continue  # single letters, digits and punctuation say nothing about the vocabulary
+        counted += 1
+        unreadable += unk_token in parts or (len(parts) > 1 and all(len(p) == 1 for p in parts))
+    return unreadable / counted if counted else 0.0
+
+
+def unreadable_shares(batch) -> list[float]:
+    """``unreadable_share`` of every text of a ``tokenizer.TokenizedBatch``."""
+    return [unreadable_share(t, w, words) for t, w, words in zip(batch.tokens, batch.word_ids, batch.words)]
+
+
+def reasons(
+    probabilities: Sequence[float], labels: Sequence[str], thresholds: Sequence[float] | None, unreadable: float,
+    policy: ReviewPolicy,
+) -> list[str]:  # fmt: skip
+    """Why one prediction needs a person's review (empty when it does not); ``thresholds`` None: single-label."""
+    out = []
+    p = np.asarray(probabilities, dtype=float)
+    if unreadable > policy.max_unreadable:
+        out.append(f"{unreadable:.0%} of the words are unreadable to this model's vocabulary "
+                   "(unknown or cut into single letters)")  # fmt: skip
+    if thresholds is not None:
+        t = np.asarray(thresholds, dtype=float)
+        if not (p >= t).any():
+            best = int(p.argmax())
+            out.append(f"no label reached its threshold (most probable: {labels[best]} {p[best]:.2f} < {t[best]:.2f})")
+        close = [i for i in np.argsort(-p) if abs(p[i] - t[i]) < policy.margin]
+        if close:
+            i = int(close[0])
+            out.append(f"close call: {labels[i]} {p[i]:.2f} is within {policy.margin:.2f} of its threshold {t[i]:.2f}")
+    elif len(p) > 1:
+        first, second = np.argsort(-p)[:2]
+        if p[first] - p[second] < policy.margin:
+            out.append(f"close call: {labels[first]} {p[first]:.2f} and {labels[second]} {p[second]:.2f}")
+    return out
+
+
+def choose_margin(probabilities: np.ndarray, targets: np.ndarray, decisions: np.ndarray,
+                  thresholds: Sequence[float] | None) -> float:  # fmt: skip
+    """The smallest margin whose close calls catch ``CATCH_TARGET`` of the wrong validation rows.
+
+    ``probabilities`` (N, L); ``targets`` and ``decisions`` (N, L) 0/1 (multi-label) or (N,)
+    indices. Margins that would flag more than ``MAX_FLAGGED`` of the rows are not taken; if
+    none reaches the target, the largest margin under that cap is.
+    """
+    wrong = (targets != decisions).any(axis=1) if targets.ndim == 2 else targets != decisions  # (N,)
+    if thresholds is not None:
+        distance = np.abs(probabilities - np.asarray(thresholds)[None, :]).min(axis=1)  # (N,)
+    else:
+        top2 = -np.sort(-probabilities, axis=1)[:, :2]  # (N, 2)
+        distance = top2[:, 0] - top2[:, 1] if probabilities.shape[1] > 1 else np.ones(len(probabilities))
+    chosen = MARGIN_GRID[0]
+    for margin in MARGIN_GRID:
+        flagged = distance < margin  # (N,)
+        if flagged.mean() > MAX_FLAGGED:
+            break
+        chosen = margin
+        if not wrong.any() or (flagged & wrong).sum() / wrong.sum() >= CATCH_TARGET:
+            break
+    return float(chosen)
