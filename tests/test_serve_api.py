@@ -253,8 +253,9 @@ def test_csv_export_has_every_column_and_honours_filters(client, tmp_path, class
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(r.text)))
     assert len(rows) == 5
-    assert list(rows[0])[:9] == ["id", "created_at", "status", "status_changed_at", "urgency", "labels", "school", "text", "model_version"]
-    assert list(rows[0])[9:] == [f"p_{label}" for label in classifier.labels]
+    assert list(rows[0])[:11] == ["id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review",
+                                  "review_reasons", "school", "text", "model_version"]  # fmt: skip
+    assert list(rows[0])[11:] == [f"p_{label}" for label in classifier.labels]
     by_id = {int(row["id"]): row for row in rows}
     for c in saved:
         row = by_id[c["id"]]
@@ -282,7 +283,7 @@ def test_stats_count_by_hand(client, tmp_path):
 def test_health_and_labels(client):
     client.post("/api/classify", json={"text": TEXTS[0], "save": True})
     health = client.get("/api/health").json()
-    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == 2
+    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == 3
     labels = client.get("/api/labels").json()
     assert [x["label"] for x in labels] == list(LABELS)
     assert {x["label"]: x["urgency"] for x in labels}["illness"] == "high"

@@ -54,11 +54,25 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(tmp_path):
     conn.close()
 
     store = ComplaintStore(path)
-    assert store.schema_version == SCHEMA_VERSION == 2
+    assert store.schema_version == SCHEMA_VERSION == 3
     [row] = store.list(Filters(label="illness")).items
     assert (row["text"], row["labels"], row["model_version"]) == ("lizard in dal", ["foreign_object", "illness"], "old-model")
+    assert (row["needs_review"], row["review_reasons"]) == (False, [])  # old rows were never flagged
     assert store.labels() == {"foreign_object", "illness"}
     assert store.list(Filters(label="spoiled_food")).total == 0
+
+
+def test_complaints_needing_review_head_the_queue_and_can_be_filtered(tmp_path):
+    store = ComplaintStore(tmp_path / "log.db")
+    sure = NewComplaint("lizard in the dal", ["foreign_object"], {"foreign_object": 0.97}, "high", "m1")
+    unsure = NewComplaint("खाने में कुछ था", ["other"], {"other": 0.08}, "low", "m1",
+                          review_reasons=["no label reached its threshold (most probable: other 0.08 < 0.40)"])
+    first, second = store.add_many([sure, unsure])
+    items = store.list().items
+    assert [c["id"] for c in items] == [second, first]  # low urgency but flagged: reviewed before a sure high one
+    assert items[0]["needs_review"] is True and items[0]["review_reasons"] == unsure.review_reasons
+    assert [c["id"] for c in store.list(Filters(needs_review=True)).items] == [second]
+    assert [c["id"] for c in store.list(Filters(needs_review=False)).items] == [first]
 
 
 def test_newer_schema_is_refused(tmp_path):

@@ -54,6 +54,11 @@ def run(args: argparse.Namespace) -> int:
         shown = ", ".join(map(str, cut[:10])) + (f" and {len(cut) - 10} more" if len(cut) > 10 else "")
         print(f"note: {len(cut)} text(s) are longer than {classifier.config.max_length} word pieces; only their start "
               f"was read (text number {shown}; marked truncated in the output)", file=sys.stderr)  # fmt: skip
+    review = [i for i, p in enumerate(predictions, start=1) if p.needs_review]
+    if review:
+        shown = ", ".join(map(str, review[:10])) + (f" and {len(review) - 10} more" if len(review) > 10 else "")
+        print(f"note: {len(review)} text(s) need a person's review: their labels are not reliable (text number "
+              f"{shown}; needs_review and review_reason in the output say why)", file=sys.stderr)  # fmt: skip
     content = format_predictions(predictions, classifier.labels, output_format)
     if args.output is None:
         sys.stdout.write(content)
@@ -70,13 +75,16 @@ def _format_of(output: Path | None) -> str:
 
 
 def format_predictions(predictions: Sequence["Prediction"], labels: Sequence[str], output_format: str) -> str:
-    """JSONL (one object per text) or CSV (text, labels joined by ';', urgency, truncated, one p_<label> column per label)."""
+    """JSONL (one object per text) or CSV (text, labels joined by ';', urgency, truncated, needs_review,
+    review_reason, one p_<label> column per label)."""
     if output_format == "jsonl":
         return "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["text", "labels", "urgency", "truncated", *(f"p_{label}" for label in labels)])
+    writer.writerow(["text", "labels", "urgency", "truncated", "needs_review", "review_reason",
+                     *(f"p_{label}" for label in labels)])  # fmt: skip
     for p in predictions:
         probabilities = (f"{p.probabilities[label]:.4f}" for label in labels)
-        writer.writerow([p.text, ";".join(p.labels), p.urgency, str(p.truncated).lower(), *probabilities])
+        writer.writerow([p.text, ";".join(p.labels), p.urgency, str(p.truncated).lower(), str(p.needs_review).lower(),
+                         "; ".join(p.review_reasons), *probabilities])  # fmt: skip
     return buffer.getvalue()

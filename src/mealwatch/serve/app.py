@@ -61,6 +61,8 @@ def result(c: Classified, school: str | None, version: str, complaint_id: int | 
         "probabilities": p.probabilities,
         "urgency": p.urgency,
         "truncated": p.truncated,
+        "needs_review": p.needs_review,
+        "review_reasons": p.review_reasons,
         "importance": c.importance.to_dict() if c.importance else None,
         "id": complaint_id,
         "model_version": version,
@@ -75,7 +77,8 @@ def classify_and_save(svc: Service, pairs: list[tuple[str, str | None]], save: b
     if save:
         ids = svc.store.add_many(
             [
-                NewComplaint(c.prediction.text, c.prediction.labels, c.prediction.probabilities, c.prediction.urgency, version, school)
+                NewComplaint(c.prediction.text, c.prediction.labels, c.prediction.probabilities, c.prediction.urgency,
+                             version, school, c.prediction.review_reasons)  # fmt: skip
                 for c, (_, school) in zip(classified, pairs)
             ]
         )
@@ -171,6 +174,7 @@ def log_filters(
     urgency: Annotated[Urgency | None, Query()] = None,
     school: Annotated[str | None, Query(description="exact school name")] = None,
     status: Annotated[Status | None, Query()] = None,
+    needs_review: Annotated[bool | None, Query(description="only complaints flagged (true) or not flagged (false) for review")] = None,
     since: Annotated[str | None, Query(alias="from", description="from this day (YYYY-MM-DD, UTC) or time")] = None,
     until: Annotated[str | None, Query(alias="to", description="up to and including this day, or before this time")] = None,
 ) -> Filters:
@@ -179,7 +183,7 @@ def log_filters(
         known = set(svc.predictor.labels) | svc.store.labels()
         if label not in known:
             raise ApiError(422, f"query parameter 'label': unknown label {label!r}; expected one of {', '.join(sorted(known))}")
-    filters = Filters(label, urgency, school, status, _moment(since, "from", False), _moment(until, "to", True))
+    filters = Filters(label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True))
     if filters.since and filters.until and filters.since >= filters.until:
         raise ApiError(422, f"the date range is empty: 'from' ({since}) must come before 'to' ({until})")
     return filters
@@ -195,7 +199,7 @@ def list_complaints(
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> dict:
-    """Saved complaints, most urgent first, then newest first; ``total`` counts every match."""
+    """Saved complaints: those needing review first, then most urgent, then newest; ``total`` counts every match."""
     page = svc.store.list(filters, limit, offset)
     return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}
 

@@ -17,8 +17,9 @@ from ..textfile import NotUtf8Error, decode_utf8
 from .schemas import MAX_CSV_BYTES, MAX_CSV_ROWS, check_school, check_text
 
 #: columns of a result or log export, before one p_<label> column per label
-RESULT_COLUMNS = ("line", "id", "text", "school", "labels", "urgency")
-LOG_COLUMNS = ("id", "created_at", "status", "status_changed_at", "urgency", "labels", "school", "text", "model_version")
+RESULT_COLUMNS = ("line", "id", "text", "school", "labels", "urgency", "needs_review", "review_reasons")
+LOG_COLUMNS = ("id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review", "review_reasons",
+               "school", "text", "model_version")  # fmt: skip
 SHOWN_PROBLEMS = 10
 
 
@@ -107,7 +108,13 @@ def write_rows(columns: Sequence[str], labels: Sequence[str], rows: Sequence[dic
         values = []
         for c in columns:
             v = row.get(c)
-            values.append(";".join(v) if c == "labels" else "" if v is None else v)
+            if c == "labels":
+                v = ";".join(v)
+            elif c == "review_reasons":
+                v = " | ".join(v or [])
+            elif isinstance(v, bool):
+                v = str(v).lower()
+            values.append("" if v is None else v)
         probs = row["probabilities"]
         values += [f"{probs[label]:.6f}" if label in probs else "" for label in labels]
         writer.writerow(values)

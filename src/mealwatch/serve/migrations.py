@@ -2,6 +2,7 @@
 
   1: complaints (labels and probabilities as JSON) and status_changes
   2: complaint_labels, one row per (complaint, label), for filtering and daily counts
+  3: review reasons (JSON list) and needs_review on complaints; flagged complaints head the queue
 
 ``migrate`` applies the missing steps in order, one transaction each. A file written by a
 newer mealwatch, or a SQLite file holding other tables, is refused rather than guessed at.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -45,6 +46,11 @@ _MIGRATIONS: dict[int, str] = {
     CREATE INDEX complaint_labels_label ON complaint_labels (label);
     INSERT INTO complaint_labels (complaint_id, label)
         SELECT complaints.id, json_each.value FROM complaints, json_each(complaints.labels);
+    """,
+    3: """
+    ALTER TABLE complaints ADD COLUMN review TEXT NOT NULL DEFAULT '[]';  -- JSON list of reasons
+    ALTER TABLE complaints ADD COLUMN needs_review INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX complaints_queue ON complaints (needs_review DESC, urgency_rank, created_at DESC);
     """,
 }
 

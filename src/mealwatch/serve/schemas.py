@@ -137,6 +137,8 @@ class ClassifyResult(BaseModel):
     probabilities: dict[str, float]
     urgency: Urgency
     truncated: bool = Field(False, description="true when the text was longer than the model reads; it was judged on its start")
+    needs_review: bool = Field(False, description="true when the labels should not be trusted without a person's check")
+    review_reasons: list[str] = Field(default_factory=list, description="why it needs review (empty when it does not)")
     importance: dict[str, Any] | None = Field(None, description="per-word importance (see the 'explain' field)")
     id: int | None = Field(None, description="the complaint's id in the log, when saved")
     model_version: str
@@ -163,6 +165,8 @@ class Complaint(BaseModel):
     labels: list[str]
     probabilities: dict[str, float]
     urgency: Urgency
+    needs_review: bool = False
+    review_reasons: list[str] = Field(default_factory=list)
     model_version: str
     created_at: str
     status: Status

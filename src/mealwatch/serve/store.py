@@ -46,6 +46,7 @@ class NewComplaint:
     urgency: str
     model_version: str
     school: str | None = None
+    review_reasons: list[str] = field(default_factory=list)  # why a person should check the labels
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Filters:
     urgency: str | None = None
     school: str | None = None
     status: str | None = None
+    needs_review: bool | None = None
     since: datetime | None = None  # created at or after (UTC)
     until: datetime | None = None  # created before (UTC)
 
@@ -81,6 +83,8 @@ def _row_to_dict(row: sqlite3.Row) -> dict[str, Any]:
     d = dict(row)
     d["labels"] = json.loads(d["labels"])
     d["probabilities"] = json.loads(d["probabilities"])
+    d["review_reasons"] = json.loads(d.pop("review"))
+    d["needs_review"] = bool(d["needs_review"])
     d.pop("urgency_rank", None)
     return d
 
@@ -124,7 +128,8 @@ class ComplaintStore:
             for c in complaints:
                 cur = self._conn.execute(
                     "INSERT INTO complaints (text, school, labels, probabilities, urgency, urgency_rank, model_version,"
-                    " created_at, status, status_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'new', ?)",
+                    " created_at, status, status_changed_at, review, needs_review)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'new', ?, ?, ?)",
                     (
                         c.text,
                         c.school,
@@ -135,6 +140,8 @@ class ComplaintStore:
                         c.model_version,
                         now,
                         now,
+                        json.dumps(list(c.review_reasons), ensure_ascii=False),
+                        int(bool(c.review_reasons)),
                     ),
                 )
                 ids.append(int(cur.lastrowid))
@@ -194,6 +201,9 @@ class ComplaintStore:
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
+        if filters.needs_review is not None:
+            clauses.append("needs_review = ?")
+            params.append(int(filters.needs_review))
         if filters.since is not None:
             clauses.append("created_at >= ?")
             params.append(to_stored_time(filters.since))
@@ -203,9 +213,9 @@ class ComplaintStore:
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def list(self, filters: Filters | None = None, limit: int | None = 50, offset: int = 0) -> Page:
-        """Complaints matching ``filters``, most urgent first, then newest first; ``total`` counts all matches."""
+        """Complaints matching ``filters``: those needing review first, then most urgent, then newest; ``total`` counts all."""
         where, params = self._where(filters or Filters())
-        order = " ORDER BY urgency_rank, created_at DESC, id DESC"
+        order = " ORDER BY needs_review DESC, urgency_rank, created_at DESC, id DESC"
         page = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
         with self._lock:
             total = self._conn.execute(f"SELECT count(*) FROM complaints{where}", params).fetchone()[0]
