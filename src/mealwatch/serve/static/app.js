@@ -77,6 +77,9 @@ function renderResult(result) {
   const badge = $("#urgency");
   badge.className = `badge ${result.urgency}`;
   badge.textContent = `${result.urgency} urgency`;
+  const review = $("#review");
+  review.hidden = !result.needs_review;
+  review.textContent = result.needs_review ? `needs review: ${result.review_reasons.join("; ")}` : "";
   $("#saved").textContent = result.id != null ? `saved as #${result.id}` : "not saved";
   $("#attention-link").href = `/attention?text=${encodeURIComponent(result.text)}`;
   renderBars(result);
@@ -112,8 +115,10 @@ function csvCell(value) {
 }
 
 function resultsCsv(results) {
-  const head = ["line", "id", "text", "school", "labels", "urgency", ...state.labels.map((l) => `p_${l}`)];
+  const head = ["line", "id", "text", "school", "labels", "urgency", "needs_review", "review_reasons",
+    ...state.labels.map((l) => `p_${l}`)];
   const rows = results.map((r) => [r.line, r.id, r.text, r.school, r.labels.join(";"), r.urgency,
+    String(r.needs_review), r.review_reasons.join(" | "),
     ...state.labels.map((l) => (l in r.probabilities ? r.probabilities[l].toFixed(6) : ""))]);
   return [head, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
 }
@@ -152,7 +157,7 @@ $("#upload-form").addEventListener("submit", async (event) => {
 
 function filterQuery() {
   const q = new URLSearchParams();
-  for (const [id, key] of [["#f-label", "label"], ["#f-urgency", "urgency"], ["#f-status", "status"], ["#f-school", "school"]]) {
+  for (const [id, key] of [["#f-label", "label"], ["#f-urgency", "urgency"], ["#f-status", "status"], ["#f-review", "needs_review"], ["#f-school", "school"]]) {
     const v = $(id).value.trim();
     if (v) q.set(key, v);
   }
@@ -167,7 +172,8 @@ function logItem(c) {
   });
   const meta = `#${c.id} · ${c.school || "no school given"} · ${when(c.created_at)}`;
   return el("li", { "data-id": c.id },
-    el("div", { class: "urg" }, el("span", { class: `badge ${c.urgency}`, text: c.urgency })),
+    el("div", { class: "urg" }, el("span", { class: `badge ${c.urgency}`, text: c.urgency }),
+      ...(c.needs_review ? [el("span", { class: "badge review", text: "needs review", title: c.review_reasons.join("; ") })] : [])),
     el("div", {}, el("p", { class: "text", text: c.text }), el("div", { class: "meta", text: meta }),
       el("div", { class: "chips" }, ...c.labels.map((l) => el("span", { class: "chip", text: pretty(l) })))),
     el("div", { class: "status" }, el("span", { class: `state ${c.status}`, text: pretty(c.status) }), ...actions));
@@ -206,7 +212,7 @@ async function changeStatus(id, to) {
   refreshLog();
 }
 
-for (const id of ["#f-label", "#f-urgency", "#f-status"]) $(id).addEventListener("change", () => { state.offset = 0; refreshLog(); });
+for (const id of ["#f-label", "#f-urgency", "#f-status", "#f-review"]) $(id).addEventListener("change", () => { state.offset = 0; refreshLog(); });
 let typing;
 $("#f-school").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => { state.offset = 0; refreshLog(); }, 300); });
 $("#filters").addEventListener("submit", (e) => e.preventDefault());
