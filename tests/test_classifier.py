@@ -202,3 +202,16 @@ def test_config_rejects_bad_values():
         ClassifierConfig(LABELS, True, thresholds=[0.5] * 3)
     with pytest.raises(ValueError, match="unique"):
         ClassifierConfig(["a", "a"], False)
+
+
+def test_unreadable_or_unsure_predictions_need_review_and_the_policy_is_saved(tiny_config, tokenizer, tmp_path):
+    model = make_classifier(tiny_config, tokenizer, thresholds=[0.0, 1.0, 1.0, 1.0], review={"margin": 0.0})
+    english, hindi = model.predict(["a stone in the rice", "खाने में छिपकली गिरी थी"])
+    assert not english.needs_review and english.to_dict()["needs_review"] is False
+    assert hindi.needs_review and "unreadable" in hindi.review_reasons[0]
+    nothing = make_classifier(tiny_config, tokenizer, thresholds=[1.01] * 4).predict(["a stone in the rice"])[0]
+    assert nothing.labels and nothing.needs_review  # the top-1 fallback is shown, but flagged
+    assert nothing.review_reasons[0].startswith("no label reached its threshold")
+    model.config.review = {"margin": 0.07, "max_unreadable": 0.3}
+    model.save(tmp_path / "m")
+    assert Classifier.load(tmp_path / "m").review_policy.margin == 0.07

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import torch
 
+from mealwatch.review import MARGIN_GRID
+
 from mealwatch import Encoder
 from mealwatch.data import Dataset, Example
 from mealwatch.training import (
@@ -131,6 +133,7 @@ def test_multi_label_training_tunes_one_threshold_per_label(tiny_encoder_dir, sp
     assert model.multi_label
     assert len(model.config.thresholds) == len(LABELS)
     assert all(t in THRESHOLD_GRID for t in model.config.thresholds)
+    assert model.config.review["margin"] in MARGIN_GRID  # the close-call margin, chosen on validation
     assert model.config.training["epochs"] == 2 and model.config.training["seed"] == 0
     assert result.validation_report.labels == LABELS and result.validation_report.multi_label
 

@@ -1,0 +1,72 @@
+"""The review flag: unreadable text, no label cleared, close calls, and the margin chosen on validation."""
+import numpy as np
+import pytest
+
+from mealwatch.review import CATCH_TARGET, MAX_FLAGGED, ReviewPolicy, choose_margin, reasons, unreadable_shares
+
+LABELS = ["illness", "spoiled_food", "other"]
+
+
+def test_devanagari_is_unreadable_to_an_english_vocabulary_and_english_is_not(tokenizer):
+    b = tokenizer(["बच्चों को खाना खाने के बाद उल्टी और दस्त हो रहे हैं", "the dal was sour and children vomited",
+                   "khichdi me chhipkali giri thi"])  # fmt: skip
+    deva, english, roman = unreadable_shares(b)
+    assert deva == 1.0  # every word is [UNK] or single letters
+    assert english == 0.0
+    assert roman < 0.4  # romanised Hindi is cut into pieces, but not into single letters
+
+
+def test_unreadable_share_ignores_punctuation_digits_and_one_letter_words(tokenizer):
+    b = tokenizer(["a 5 , !!! I"])
+    assert unreadable_shares(b) == [0.0]
+
+
+def test_no_label_cleared_is_a_reason_not_a_confident_guess():
+    why = reasons([0.08, 0.05, 0.02], LABELS, [0.4, 0.5, 0.5], 0.0, ReviewPolicy(margin=0.05))
+    assert why == ["no label reached its threshold (most probable: illness 0.08 < 0.40)"]
+
+
+def test_close_call_on_either_side_of_a_threshold():
+    policy = ReviewPolicy(margin=0.05)
+    assert reasons([0.93, 0.52, 0.01], LABELS, [0.4, 0.5, 0.5], 0.0, policy) == [
+        "close call: spoiled_food 0.52 is within 0.05 of its threshold 0.50"
+    ]
+    assert reasons([0.93, 0.47, 0.01], LABELS, [0.4, 0.5, 0.5], 0.0, policy)[0].startswith("close call: spoiled_food")
+    assert reasons([0.93, 0.30, 0.01], LABELS, [0.4, 0.5, 0.5], 0.0, policy) == []
+
+
+def test_single_label_close_call_is_the_gap_between_the_top_two():
+    policy = ReviewPolicy(margin=0.1)
+    assert reasons([0.46, 0.40, 0.14], LABELS, None, 0.0, policy) == ["close call: illness 0.46 and spoiled_food 0.40"]
+    assert reasons([0.80, 0.15, 0.05], LABELS, None, 0.0, policy) == []
+
+
+def test_unreadable_text_is_flagged_above_the_policy_share():
+    policy = ReviewPolicy(margin=0.0, max_unreadable=0.4)
+    assert reasons([0.9, 0.1, 0.1], LABELS, [0.5] * 3, 0.41, policy)[0].startswith("41% of the words are unreadable")
+    assert reasons([0.9, 0.1, 0.1], LABELS, [0.5] * 3, 0.40, policy) == []
+
+
+def test_choose_margin_catches_half_the_errors_on_a_hand_made_case():
+    # 10 rows, one label, threshold 0.5; rows 0-3 are wrong, at distances 0.01, 0.03, 0.11, 0.3 from it
+    p = np.array([0.51, 0.47, 0.61, 0.8, 0.9, 0.95, 0.1, 0.05, 0.2, 0.15])[:, None]
+    decisions = (p >= 0.5).astype(int)
+    targets = decisions.copy()
+    targets[:4] = 1 - targets[:4]
+    margin = choose_margin(p, targets, decisions, [0.5])
+    # 0.04 flags rows 0 and 1 (2 of 4 errors = CATCH_TARGET) and 2 of 10 rows (under MAX_FLAGGED)
+    assert CATCH_TARGET == 0.5 and MAX_FLAGGED == 0.25
+    assert margin == pytest.approx(0.04)
+
+
+def test_choose_margin_never_flags_more_than_the_cap():
+    p = np.full((8, 1), 0.5)  # every row sits on the threshold: any margin flags them all
+    decisions = np.ones((8, 1), dtype=int)
+    targets = np.zeros((8, 1), dtype=int)
+    assert choose_margin(p, targets, decisions, [0.5]) == 0.0
+
+
+def test_policy_round_trips_through_a_dict():
+    policy = ReviewPolicy(margin=0.12, max_unreadable=0.3)
+    assert ReviewPolicy.from_dict(policy.to_dict()) == policy
+    assert ReviewPolicy.from_dict(None) == ReviewPolicy()
