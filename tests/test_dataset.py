@@ -1,4 +1,5 @@
 """The bundled complaint dataset: size, label coverage, no leakage between splits, no templates."""
+import csv
 import importlib.util
 from collections import Counter
 from pathlib import Path
@@ -7,6 +8,7 @@ import pytest
 
 from mealwatch.data import SPLIT_NAMES, bundled_data_dir, normalize_text, read_dataset, stratified_split
 from mealwatch.labels import LABELS
+from mealwatch.text import SCRIPTS, detect_script
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_TEXTS_SHARING_AN_8GRAM = 4
@@ -74,6 +76,47 @@ def test_no_template_shows_up_as_a_repeated_8_word_sequence(splits, capsys):
 def test_split_is_reproducible_from_the_seed(splits):
     make = load_script("make_splits")
     every = [e for s in splits.values() for e in s.examples]
-    parts = stratified_split(every, make.FRACTIONS, make.SEED)
-    for name, part in zip(SPLIT_NAMES, parts):
+    source = {}
+    for name in SPLIT_NAMES:
+        source.update(make.read_sources(bundled_data_dir() / f"{name}.csv", "missing"))
+    assert "missing" not in source.values()
+    first = [e for e in every if source[e.text] == make.FIRST_RELEASE]
+    assert len(first) == 2339  # the first release keeps the split it had
+    for name, part in zip(SPLIT_NAMES, stratified_split(first, make.FRACTIONS, make.SEED)):
+        assert {e.text for e in part} <= set(splits[name].texts), name
+    for name, part in zip(SPLIT_NAMES, make.split_rows(every, source)):
         assert sorted(e.text for e in part) == sorted(splits[name].texts), name
+
+
+def test_every_row_names_its_script_and_hindi_is_well_covered(splits):
+    every = [e for s in splits.values() for e in s.examples]
+    assert all(e.script in SCRIPTS for e in every)
+    deva = [e for e in every if e.script == "deva"]
+    assert len(deva) >= 1500
+    counts = Counter(label for e in deva for label in e.labels)
+    assert min(counts[label] for label in LABELS) >= 120, counts
+    make = load_script("make_splits")
+    source = {}
+    for name in SPLIT_NAMES:
+        source.update(make.read_sources(bundled_data_dir() / f"{name}.csv", "missing"))
+    new_roman = [e for e in every if e.script in ("latn-hi", "mixed") and source[e.text] != make.FIRST_RELEASE]
+    assert len(new_roman) >= 600
+    for name, split in splits.items():  # every script reaches every split
+        assert set(split.scripts()) == set(SCRIPTS), name
+
+
+def test_script_column_agrees_with_detection_on_devanagari(splits):
+    every = [e for s in splits.values() for e in s.examples]
+    deva = [e for e in every if e.script == "deva"]
+    assert sum(detect_script(e.text) == "deva" for e in deva) / len(deva) >= 0.98
+
+
+def test_parallel_renderings_are_of_training_complaints_only(splits):
+    rows = list(csv.DictReader(open(bundled_data_dir() / "parallel.csv", encoding="utf-8", newline="")))
+    assert len(rows) >= 1000
+    train = {e.text: e.labels for e in splits["train"].examples}
+    held_out = {normalize_text(t) for name in ("validation", "test") for t in splits[name].texts}
+    for row in rows:
+        assert train[row["english"]] == tuple(row["labels"].split(";")), row["english"]  # same complaint, same labels
+        assert detect_script(row["devanagari"]) in ("deva", "mixed") and detect_script(row["romanised"]) != "deva"
+        assert normalize_text(row["devanagari"]) not in held_out and normalize_text(row["romanised"]) not in held_out
