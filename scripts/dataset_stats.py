@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import csv
 import re
 import statistics
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from mealwatch.data import SPLIT_NAMES, bundled_data_dir, normalize_text, read_dataset
 from mealwatch.labels import LABELS
+from mealwatch.text import SCRIPTS
 
 
 def ngrams(text: str, n: int = 8) -> set[tuple[str, ...]]:
@@ -39,9 +41,37 @@ def main(folder: Path) -> None:
         counts = [splits[s].label_counts()[label] for s in SPLIT_NAMES]
         print(f"| {label} | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |")
 
+    print("\n| script | " + " | ".join(SPLIT_NAMES) + " | all |")
+    print("|---|" + "---|" * (len(SPLIT_NAMES) + 1))
+    for script in SCRIPTS:
+        counts = [splits[s].scripts().count(script) for s in SPLIT_NAMES]
+        print(f"| {script} | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |")
+
+    print("\n| label | " + " | ".join(SCRIPTS) + " |  (all splits)")
+    print("|---|" + "---|" * len(SCRIPTS))
+    for label in LABELS:
+        counts = [sum(label in e.labels for e in every if e.script == script) for script in SCRIPTS]
+        print(f"| {label} | " + " | ".join(map(str, counts)) + " |")
+
+    sources = Counter()
+    for name in SPLIT_NAMES:
+        with open(folder / f"{name}.csv", encoding="utf-8", newline="") as f:
+            sources.update((row.get("source") or "?", row.get("script") or "?") for row in csv.DictReader(f))
+    print("\nrows per source (the part each was written in) and script: " + ", ".join(
+        f"{src}/{script} {n}" for (src, script), n in sorted(sources.items())))
+    parallel = folder / "parallel.csv"
+    if parallel.is_file():
+        with open(parallel, encoding="utf-8", newline="") as f:
+            print(f"parallel renderings (parallel.csv): {sum(1 for _ in csv.DictReader(f))} English training complaints")
+
     sizes = Counter(len(e.labels) for e in every)
     print("\nlabels per complaint: " + ", ".join(f"{k}: {sizes[k]} ({sizes[k] / n:.1%})" for k in sorted(sizes)))
 
+    for script in ("all", *SCRIPTS):
+        lengths = sorted(len(e.text.split()) for e in every if script in ("all", e.script))
+        q = statistics.quantiles(lengths, n=10)
+        print(f"words per complaint ({script}): min {lengths[0]}, 10% {q[0]:.0f}, median {statistics.median(lengths):.0f}, "
+              f"90% {q[-1]:.0f}, max {lengths[-1]}")
     lengths = sorted(len(e.text.split()) for e in every)
     q = statistics.quantiles(lengths, n=10)
     print(f"words per complaint: min {lengths[0]}, 10% {q[0]:.0f}, median {statistics.median(lengths):.0f}, "
