@@ -289,6 +289,41 @@ def bundled_data_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "data" / "complaints"
 
 
+PARALLEL_FILE = "parallel.csv"
+
+
+@dataclass(frozen=True)
+class ParallelComplaint:
+    """One English training complaint with its Devanagari and romanised-Hindi renderings."""
+
+    english: str
+    labels: tuple[str, ...]
+    devanagari: str
+    romanised: str
+
+    def renderings(self) -> list[Example]:
+        """The two renderings as labelled examples (script deva and latn-hi; line 0: not from a split file)."""
+        return [Example(self.devanagari, self.labels, 0, "deva"), Example(self.romanised, self.labels, 0, "latn-hi")]
+
+
+def read_parallel(path: str | Path | None = None) -> list[ParallelComplaint]:
+    """The bundled parallel renderings (data/complaints/parallel.csv), or another file of the same columns."""
+    path = Path(path) if path is not None else bundled_data_dir() / PARALLEL_FILE
+    columns = ("english", "labels", "devanagari", "romanised")
+    rows = []
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in columns if c not in (reader.fieldnames or [])]
+        if missing:
+            raise DataError(f"{path}, line 1: no column {missing[0]!r}; expected columns {', '.join(columns)}")
+        for row in reader:
+            if not all((row[c] or "").strip() for c in columns):
+                raise DataError(f"{path}, line {reader.line_num}: every column needs a value ({', '.join(columns)})")
+            labels = tuple(label.strip() for label in row["labels"].split(";") if label.strip())
+            rows.append(ParallelComplaint(row["english"].strip(), labels, row["devanagari"].strip(), row["romanised"].strip()))
+    return rows
+
+
 def read_splits(path: str | Path | None = None, *, seed: int = 0, **read_kwargs: Any) -> dict[str, Dataset]:
     """Train, validation and (if there is one) test datasets sharing one label set.
 

@@ -20,6 +20,8 @@ import torch
 from torch import Tensor, nn
 
 from .classifier import Classifier, ClassifierConfig
+from .adapt.recipe import read_adaptation
+from .adapt.vocabulary import freeze_pretrained_rows
 from .review import ReviewPolicy, choose_margin
 from .tokenizer import Tokenizer
 from .transformer import Encoder, EncoderConfig
@@ -152,7 +154,9 @@ def make_optimizer(model: Classifier, args: TrainingArguments, total_steps: int)
         if not p.requires_grad:
             continue
         lr = args.head_learning_rate if name.startswith("head.") else args.learning_rate
-        decay = 0.0 if (name.endswith(".bias") or "norm" in name) else args.weight_decay
+        # no decay on biases and norms, nor on word embeddings (it would shrink pre-trained rows kept fixed)
+        no_decay = name.endswith(".bias") or "norm" in name or name.endswith("embeddings.word.weight")
+        decay = 0.0 if no_decay else args.weight_decay
         groups.setdefault((lr, decay), []).append(p)
     optimizer = torch.optim.AdamW([{"params": ps, "lr": lr, "weight_decay": wd} for (lr, wd), ps in groups.items()])
     warmup = int(args.warmup_ratio * total_steps)
@@ -192,6 +196,17 @@ def validation_scores(model: Classifier, texts: list[str], targets: np.ndarray) 
     return float(f1_score(targets, predicted, average="macro", zero_division=0)), thresholds
 
 
+def freeze_word_embeddings(model: Classifier, encoder_path: str | None) -> None:
+    """Keep the pre-trained word embeddings fixed; rows added by vocabulary extension still learn."""
+    word = model.encoder.embeddings.word
+    adaptation = read_adaptation(resolve(encoder_path))
+    keep = adaptation["pretrained_vocab_size"] if adaptation else word.num_embeddings
+    if keep >= word.num_embeddings:
+        word.weight.requires_grad_(False)
+    else:
+        freeze_pretrained_rows(word, keep)
+
+
 def review_policy_on(model: Classifier, texts: list[str], targets: np.ndarray) -> ReviewPolicy:
     """The review policy whose close-call margin is chosen on these (validation) examples."""
     probs = model.predict_probabilities(texts)  # (N, L)
@@ -227,7 +242,7 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
     generator = torch.Generator().manual_seed(args.seed)
     model = build_classifier(train_set.label_set, train_set.multi_label, args)
     if args.freeze_word_embeddings and args.pretrained:
-        model.encoder.embeddings.word.weight.requires_grad_(False)
+        freeze_word_embeddings(model, args.encoder_path)
     bf16 = cpu_has_bf16() if args.bf16 is None else args.bf16
 
     targets = train_set.targets()

@@ -1,0 +1,1 @@
+"""Teaching the encoder a language: vocabulary extension, multilingual distillation, masked-LM pre-training."""

@@ -1,0 +1,99 @@
+"""Multilingual knowledge distillation (Reimers and Gurevych, EMNLP 2020).
+
+A frozen teacher (the English encoder) embeds an English complaint; the student (the same
+encoder, its vocabulary extended) learns to give the same sentence vector to the complaint's
+Hindi and romanised renderings, and to the English itself:
+
+    loss = mean over pairs (s, t) of  || v_student(t) - v_teacher(s) ||²  +  || v_student(s) - v_teacher(s) ||²
+    v(x) = mean_pool(encoder(x))  (the sentence vector all-MiniLM-L6-v2 was trained to give)
+
+so that "बच्चों को उल्टी हुई", "bacchon ko ulti hui" and "the children vomited" land on one point,
+and what the classifier later learns on any one of them carries over to the others.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from ..tokenizer import Tokenizer
+from ..transformer import Encoder, mean_pool
+from .vocabulary import freeze_pretrained_rows
+
+
+@dataclass
+class DistillationResult:
+    losses: list[float]  # mean loss per epoch
+    pairs: int
+
+
+def sentence_vectors(encoder: Encoder, tokenizer: Tokenizer, texts: Sequence[str], max_length: int = 128,
+                     batch_size: int = 64) -> torch.Tensor:  # fmt: skip
+    """(N, H) mean-pooled sentence vectors, without gradients."""
+    out = []
+    with torch.inference_mode():
+        for start in range(0, len(texts), batch_size):
+            b = tokenizer(list(texts[start : start + batch_size]), max_length=max_length)
+            hidden = encoder(**b.model_inputs()).last_hidden_state  # (B, T, H)
+            out.append(mean_pool(hidden, b.attention_mask))  # (B, H)
+    return torch.cat(out)  # (N, H)
+
+
+def distill(
+    student: Encoder,
+    student_tokenizer: Tokenizer,
+    teacher: Encoder,
+    teacher_tokenizer: Tokenizer,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    epochs: int = 4,
+    batch_size: int = 32,
+    learning_rate: float = 2e-4,
+    seed: int = 0,
+    max_length: int = 128,
+    frozen_rows: int = 0,
+    progress: bool = False,
+) -> DistillationResult:
+    """Train ``student`` so that its vector of each (source, target) pair's target matches the teacher's of source.
+
+    ``frozen_rows``: the first word-embedding rows (the pre-trained vocabulary) keep their values.
+    """
+    teacher.eval()
+    sources = sorted({s for s, _ in pairs})
+    index = {s: i for i, s in enumerate(sources)}
+    targets = sentence_vectors(teacher, teacher_tokenizer, sources, max_length)  # (S, H)
+    # every pair trains the student on its target text, and each English source once on itself
+    rows = [(t, index[s]) for s, t in pairs] + [(s, index[s]) for s in sources]
+    generator = torch.Generator().manual_seed(seed)
+    student.train()
+    hook = freeze_pretrained_rows(student.embeddings.word, frozen_rows) if frozen_rows else None
+    optimizer = torch.optim.AdamW([p for p in student.parameters() if p.requires_grad], lr=learning_rate,
+                                  weight_decay=0.0)  # fmt: skip
+    steps = epochs * math.ceil(len(rows) / batch_size)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1 - step / steps))
+    losses = []
+    try:
+        for epoch in range(epochs):
+            total = 0.0
+            for idx in torch.randperm(len(rows), generator=generator).split(batch_size):
+                texts = [rows[i][0] for i in idx.tolist()]
+                goal = targets[[rows[i][1] for i in idx.tolist()]]  # (B, H)
+                b = student_tokenizer(texts, max_length=max_length)
+                hidden = student(**b.model_inputs()).last_hidden_state  # (B, T, H)
+                loss = F.mse_loss(mean_pool(hidden, b.attention_mask), goal)
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                scheduler.step()
+                total += loss.item() * len(idx)
+            losses.append(total / len(rows))
+            if progress:
+                print(f"distillation epoch {epoch + 1}/{epochs}: loss {losses[-1]:.6f}", flush=True)
+    finally:
+        if hook is not None:
+            hook.remove()
+    student.eval()
+    return DistillationResult(losses, len(pairs))

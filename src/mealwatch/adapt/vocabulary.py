@@ -1,0 +1,112 @@
+"""Vocabulary extension: teach an English WordPiece vocabulary the pieces of Devanagari Hindi.
+
+An English vocabulary has no Devanagari vowel signs, so every Hindi word becomes ``[UNK]``. We
+train a WordPiece vocabulary on Hindi text with the ``tokenizers`` trainer (same normaliser and
+pre-tokenizer as the checkpoint), keep the pieces the old vocabulary lacks, append them to the
+tokenizer and append one row per piece to the word-embedding matrix:
+
+    E' = [E ; e_new],   e_new(piece) = mean_i E[old_pieces(romanise(piece))_i]
+
+Each new row starts as the mean of the old embeddings of the piece's romanisation ("खाना" ->
+"khana" -> k ##han ##a), so the encoder starts from what it knows of the romanised word;
+fine-tuning (or distillation) moves it from there. The old rows stay as they were.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import torch
+from tokenizers import Tokenizer as FastTokenizer
+from tokenizers import models, trainers
+from torch import nn
+
+from ..text import devanagari_share
+from ..tokenizer import Tokenizer
+from ..transformer import Encoder
+
+#: how many pieces the Hindi WordPiece vocabulary is trained to (new pieces are those the old one lacks)
+DEFAULT_PIECES = 6000
+MIN_FREQUENCY = 2
+
+
+def romanise(word: str) -> str:
+    """A Devanagari word as it is commonly typed in Latin letters ("खाना" -> "khana", "दाल" -> "dal")."""
+    from indic_transliteration import sanscript
+
+    itrans = sanscript.transliterate(word, sanscript.DEVANAGARI, sanscript.ITRANS)
+    if len(itrans) > 2 and re.search(r"[^aAiIuUeEoO]a$", itrans):
+        itrans = itrans[:-1]  # the inherent vowel is silent at the end of a word ("dAla" -> "dAl")
+    latin = itrans.replace("M", "n").replace(".N", "n").replace("~N", "n").lower()
+    latin = re.sub(r"[^a-z0-9]", "", latin)  # nukta dots, avagraha and other ITRANS marks
+    return re.sub(r"(aa|ii|uu)", lambda m: m.group(0)[0], latin)  # long vowels as phones type them
+
+
+def train_pieces(texts: Iterable[str], tokenizer: Tokenizer, size: int = DEFAULT_PIECES) -> list[str]:
+    """WordPiece pieces with Devanagari that the tokenizer's vocabulary lacks, learned from ``texts``."""
+    old = tokenizer.backend
+    fresh = FastTokenizer(models.WordPiece(unk_token="[UNK]", continuing_subword_prefix="##"))
+    fresh.normalizer = old.normalizer
+    fresh.pre_tokenizer = old.pre_tokenizer
+    trainer = trainers.WordPieceTrainer(vocab_size=size, min_frequency=MIN_FREQUENCY, special_tokens=["[UNK]"],
+                                        continuing_subword_prefix="##", show_progress=False)  # fmt: skip
+    fresh.train_from_iterator((t for t in texts if devanagari_share(t) > 0), trainer=trainer)
+    known = old.get_vocab()
+    learned = sorted(fresh.get_vocab().items(), key=lambda kv: kv[1])  # alphabet first, then merges in order
+    return [p for p, _ in learned if p not in known and devanagari_share(p.removeprefix("##")) > 0]
+
+
+@dataclass
+class Extension:
+    """What ``extend`` did: the vocabulary size before, and the pieces appended after it."""
+
+    pretrained_vocab_size: int
+    pieces: list[str]
+
+
+def extend(encoder: Encoder, tokenizer: Tokenizer, pieces: Sequence[str]) -> Extension:
+    """Append ``pieces`` to the tokenizer's vocabulary and rows for them to the encoder's embeddings."""
+    vocab = tokenizer.backend.get_vocab()
+    V = len(vocab)
+    if encoder.config.vocab_size != V:
+        raise ValueError(f"the encoder has {encoder.config.vocab_size} word embeddings but the tokenizer {V} pieces")
+    pieces = [p for p in dict.fromkeys(pieces) if p not in vocab]
+    old_model = tokenizer.backend.model
+    init = torch.stack([_initial_row(encoder, old_model, p) for p in pieces]) if pieces else None  # (K, H)
+    new_vocab = {**vocab, **{p: V + i for i, p in enumerate(pieces)}}
+    tokenizer.backend.model = models.WordPiece(new_vocab, unk_token="[UNK]", continuing_subword_prefix="##",
+                                               max_input_chars_per_word=100)  # fmt: skip
+    old = encoder.embeddings.word
+    grown = nn.Embedding(V + len(pieces), old.embedding_dim, padding_idx=old.padding_idx)
+    with torch.no_grad():
+        grown.weight[:V] = old.weight  # (V, H): the pre-trained rows, unchanged
+        if init is not None:
+            grown.weight[V:] = init  # (K, H)
+    encoder.embeddings.word = grown
+    encoder.config.vocab_size = V + len(pieces)
+    return Extension(V, list(pieces))
+
+
+def _initial_row(encoder: Encoder, old_model: models.Model, piece: str) -> torch.Tensor:
+    """The mean old embedding of the pieces of the romanised ``piece`` (all rows' mean when it has none)."""
+    table = encoder.embeddings.word.weight  # (V, H)
+    word = romanise(piece.removeprefix("##"))
+    ids = [t.id for t in old_model.tokenize(word)] if word else []
+    ids = [i for i in ids if i < table.size(0)]
+    rows = table[ids] if ids else table
+    return rows.detach().mean(dim=0)  # (H,)
+
+
+def freeze_pretrained_rows(embedding: nn.Embedding, n: int) -> torch.utils.hooks.RemovableHandle:
+    """Keep the first ``n`` rows of ``embedding`` fixed while training (their gradient is zeroed).
+
+    Give the table no weight decay as well, or AdamW would still shrink the fixed rows.
+    """
+
+    def hook(grad: torch.Tensor) -> torch.Tensor:
+        grad = grad.clone()
+        grad[:n] = 0  # (n, H): the pre-trained rows
+        return grad
+
+    return embedding.weight.register_hook(hook)
