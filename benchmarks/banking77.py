@@ -31,7 +31,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     from mealwatch.data import Dataset, read_dataset, stratified_split
-    from mealwatch.training import TrainingArguments, evaluate_classifier, train
+    from mealwatch.evaluation import evaluate_pipeline
+    from mealwatch.training import TrainingArguments, train
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # BANKING77 repeats a few texts; they are kept
@@ -49,7 +50,7 @@ def main() -> None:
     started = time.perf_counter()
     training = TrainingArguments(epochs=args.epochs, seed=args.seed, pooling=args.pooling, patience=args.epochs)
     result = train(train_set, validation, training, progress=False)
-    report = evaluate_classifier(result.classifier, test)
+    report = evaluate_pipeline(result.pipeline, test)
     seconds = time.perf_counter() - started
     for h in result.history:
         print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, validation macro-F1 {h['validation_macro_f1']:.4f}")

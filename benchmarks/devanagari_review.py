@@ -32,11 +32,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="a model folder (default: the latest run)")
     args = parser.parse_args()
-    from mealwatch.classifier import Classifier
+    from mealwatch.pipeline import Pipeline
     from mealwatch.runs import resolve_model
 
     folder = resolve_model(args.model)
-    model = Classifier.load(folder)
+    model = Pipeline.from_folder(folder)
     predictions = model.predict([text for text, _ in CASES])
     outcome = {"right": 0, "needs_review": 0, "CONFIDENTLY WRONG": 0}
     print(f"model {folder}\n")

@@ -29,7 +29,8 @@ DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 def run_one(name: str, folder: Path, args: argparse.Namespace) -> list[str]:
     from mealwatch.baselines import tfidf_baseline
     from mealwatch.data import Dataset, read_splits
-    from mealwatch.training import TrainingArguments, evaluate_classifier, train
+    from mealwatch.evaluation import evaluate_pipeline
+    from mealwatch.training import TrainingArguments, train
 
     splits = read_splits(folder)
     if args.max_train and len(splits["train"]) > args.max_train:
@@ -43,8 +44,8 @@ def run_one(name: str, folder: Path, args: argparse.Namespace) -> list[str]:
     started = time.perf_counter()
     result = train(splits["train"], splits["validation"], training, progress=False)
     seconds = time.perf_counter() - started
-    report = evaluate_classifier(result.classifier, splits["test"])
-    flagged = sum(p.needs_review for p in result.classifier.predict(splits["test"].texts)) / len(splits["test"])
+    report = evaluate_pipeline(result.pipeline, splits["test"])
+    flagged = sum(p.needs_review for p in result.pipeline.predict(splits["test"].texts)) / len(splits["test"])
     rows = []
     for method, r, secs, review in (("TF-IDF + LR", tfidf.report, tfidf.train_seconds, "–"),
                                     ("fine-tuned mealwatch", report, seconds, f"{flagged:.1%}")):  # fmt: skip

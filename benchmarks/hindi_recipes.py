@@ -37,7 +37,8 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     from mealwatch.adapt.recipe import AdaptArguments, adapt_encoder
     from mealwatch.data import Dataset, read_parallel, read_splits
-    from mealwatch.training import TrainingArguments, evaluate_classifier, train
+    from mealwatch.evaluation import evaluate_pipeline
+    from mealwatch.training import TrainingArguments, train
 
     splits = read_splits(None)
     parallel = read_parallel()
@@ -67,7 +68,7 @@ def main() -> int:
             started = time.perf_counter()
             result = train(train_set if recipe == "base" else augmented, validation, training, progress=False)
             seconds = time.perf_counter() - started
-            report = evaluate_classifier(result.classifier, validation, bootstrap=0)
+            report = evaluate_pipeline(result.pipeline, validation, bootstrap=0)
         by = report.by_script or {}
         cells = " | ".join(f"{by[s]['macro_f1']:.4f}" if s in by else "–" for s in ("latn-en", "latn-hi", "deva", "mixed"))
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2

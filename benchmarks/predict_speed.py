@@ -22,20 +22,22 @@ TARGET = 200.0
 
 
 def load_model(path: str | None):
-    from mealwatch.classifier import Classifier
     from mealwatch.labels import LABELS
+    from mealwatch.pipeline import Pipeline
     from mealwatch.runs import NoModelError, resolve_model
-    from mealwatch.training import TrainingArguments, build_classifier
+    from mealwatch.training import TrainingArguments, build_pipeline
 
     try:
         folder = resolve_model(path)
     except NoModelError:
         if path is not None:
             raise
-        print("no trained model under runs/: timing an untrained head on the bundled encoder")
-        return build_classifier(LABELS, True, TrainingArguments()).eval()
+        print("no trained model found: timing an untrained head on the bundled encoder")
+        pipeline = build_pipeline(LABELS, True, TrainingArguments())
+        pipeline.model.eval()
+        return pipeline
     print(f"model: {folder}")
-    return Classifier.load(folder)
+    return Pipeline.from_folder(folder)
 
 
 def main() -> None:

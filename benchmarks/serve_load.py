@@ -1,7 +1,7 @@
 """Load test of `mealwatch serve`: many concurrent POST /api/classify (save=true) on this machine only.
 
 Starts the server as a child process (`python -m mealwatch serve`, uvicorn) on 127.0.0.1 with a
-fresh complaint log, then
+fresh complaint log (a SQLite file; --db postgresql://... measures a PostgreSQL log instead), then
   1. one client, one request at a time (--single requests): the latency of one complaint;
   2. --clients threads with httpx sending --requests requests in all, bounded by --max-seconds;
 checks that no request failed and that exactly that many new rows are in the log, and prints
@@ -10,6 +10,7 @@ default per-word importance (gradient x input).
 
     python benchmarks/serve_load.py [--model runs/<name>] [--requests 2000] [--clients 16]
     python benchmarks/serve_load.py --random-minilm     # no trained model yet: MiniLM with a random head
+    python benchmarks/serve_load.py --db postgresql://user:password@127.0.0.1:5432/mealwatch   # the log in PostgreSQL
 
 Only 127.0.0.1 is ever contacted.
 """
@@ -20,7 +21,6 @@ import csv
 import itertools
 import os
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 
 import httpx
+
+from mealwatch.log import open_log, redact
 
 HOST = "127.0.0.1"  # loopback only, never another address
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,12 +68,13 @@ def random_minilm(folder: Path) -> Path:
     from mealwatch import Encoder, Tokenizer
     from mealwatch.classifier import Classifier, ClassifierConfig
     from mealwatch.labels import LABELS
+    from mealwatch.pipeline import Pipeline
 
     torch.manual_seed(0)
-    model = Classifier(Encoder.from_pretrained(), Tokenizer.from_pretrained(), ClassifierConfig(list(LABELS), True))
+    model = Classifier(Encoder.from_pretrained(), ClassifierConfig(list(LABELS), True))
     with torch.no_grad():
         model.head.bias.fill_(-3.0)
-    model.save(folder)
+    Pipeline(model, Tokenizer.from_pretrained()).save(folder)
     return folder
 
 
@@ -141,6 +144,7 @@ def main() -> int:
     ap.add_argument("--single", type=int, default=200, help="sequential one-client requests measured first (0: skip)")
     ap.add_argument("--explain", choices=["grad", "none"], default="grad", help="per-word importance (default: grad)")
     ap.add_argument("--max-seconds", type=float, default=900, help="stop sending after this long")
+    ap.add_argument("--db", help="the complaint log: a postgresql:// URL (default: a new SQLite file in a temp folder)")
     args = ap.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="mealwatch-load-"))
@@ -154,10 +158,11 @@ def main() -> int:
         except NoModelError as e:
             print(f"serve_load: {e}; or pass --random-minilm to measure a MiniLM-sized model with a random head")
             return 2
-    db, port = work / "complaints.db", free_port()
+    db, port = args.db or str(work / "complaints.db"), free_port()
     url = f"http://{HOST}:{port}"
-    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model), "--db", str(db), "--host", HOST, "--port", str(port)]
+    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model), "--db", db, "--host", HOST, "--port", str(port)]
     print(f"model: {model}\nserver: {url}, torch threads = cores = {os.cpu_count()}, explain = {args.explain}")
+    print(f"complaint log: {redact(db)}")
     print(f"load average (1, 5, 15 min) at the start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -185,8 +190,9 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT count(*) FROM complaints").fetchone()[0]
+    log = open_log(db)  # read back through the log's interface, after the server has gone
+    rows = log.count()
+    log.close()
     new = after - before
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"new rows in the log: {new} (expected {args.requests}); rows in the file after shutdown: {rows}")

@@ -42,7 +42,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     from mealwatch.baselines import tfidf_baseline
-    from mealwatch.runs import load_training_data, train_and_save
+    from mealwatch.jobs import load_training_data, train_and_save
     from mealwatch.training import TrainingArguments
 
     started = time.perf_counter()
@@ -57,7 +57,7 @@ def main() -> None:
     print(f"arguments: {training}")
     for h in finished.result.history:
         print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, validation macro-F1 {h['validation_macro_f1']:.4f}")
-    print(f"best epoch {finished.result.best_epoch}; thresholds {finished.result.classifier.config.thresholds}")
+    print(f"best epoch {finished.result.best_epoch}; thresholds {finished.result.pipeline.config.thresholds}")
     print(f"model saved to {finished.folder}")
     report = finished.report
     print(f"wall time (reading data, training, saving, test report): {seconds:.0f} s   (target <= {TARGET_SECONDS})")

@@ -59,14 +59,6 @@ def tiny_encoder() -> tuple[Encoder, Tokenizer]:
     return Encoder(config).eval(), tokenizer
 
 
-def test_decide_thresholds_and_fallback():
-    probs = np.array([[0.9, 0.6, 0.1], [0.2, 0.3, 0.25], [0.1, 0.2, 0.7]])
-    assert decide(probs, multi_label=False).tolist() == [0, 1, 2]
-    # per-label thresholds 0.5, 0.7, 0.2; row 1 passes none -> its most probable label only
-    assert decide(probs, True, [0.5, 0.7, 0.2]).tolist() == [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
-    assert decide(probs, True).tolist() == [[1, 1, 0], [0, 1, 0], [0, 0, 1]]  # 0.5 everywhere
-
-
 @pytest.mark.parametrize("multi_label", [False, True])
 def test_tfidf_separates_clearly_worded_labels(multi_label):
     splits = make_splits(multi_label)

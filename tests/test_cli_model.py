@@ -4,12 +4,14 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import torch
 
 from mealwatch import Encoder
-from mealwatch.classifier import Classifier, is_classifier_dir
+from mealwatch.classifier import is_classifier_dir
+from mealwatch.pipeline import Pipeline
 from mealwatch.cli import main
 from mealwatch.runs import NoModelError, latest_run, new_run_dir, resolve_model
 from mealwatch.transformer import bundled_model_dir
@@ -72,7 +74,7 @@ def test_train_saves_a_model_with_its_evaluation(trained):
     assert any(name.endswith(".png") for name in names)
     metrics = json.loads((trained["model"] / "metrics.json").read_text())
     assert metrics["n"] == len(ROWS[1::2])  # the test split
-    model = Classifier.load(trained["model"])
+    model = Pipeline.from_folder(trained["model"])
     assert model.labels == ["foreign_object", "illness", "meal_not_served", "other"] and model.multi_label
     assert model.config.training["epochs"] == 2 and model.config.training["learning_rate"] == 1e-3
 
@@ -90,7 +92,7 @@ def test_train_prints_the_report_and_example_predictions(trained, tmp_path, caps
 def test_predict_file_to_jsonl_and_csv_keeps_order(trained, tmp_path):
     texts_file = tmp_path / "texts.txt"
     texts_file.write_text("\n".join(TEXTS) + "\n", encoding="utf-8")
-    expected = Classifier.load(trained["model"]).predict(TEXTS)
+    expected = Pipeline.from_folder(trained["model"]).predict(TEXTS)
 
     assert main(["predict", "--model", str(trained["model"]), "--input", str(texts_file), "--output",
                  str(tmp_path / "out.jsonl")]) == 0  # fmt: skip
@@ -113,7 +115,7 @@ def test_predict_reads_csv_input_and_prints_texts_given_as_arguments(trained, tm
     source = write_csv(tmp_path / "in.csv", [(t, "other") for t in TEXTS])
     assert main(["predict", "--model", str(trained["model"]), "--input", str(source), "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("text,labels,urgency,truncated,needs_review,review_reason,p_foreign_object") and len(lines) == 1 + len(TEXTS)
+    assert lines[0].startswith("text,labels,urgency,truncated,needs_review,review_reasons,p_foreign_object") and len(lines) == 1 + len(TEXTS)
     assert main(["predict", "--model", str(trained["model"]), *TEXTS[:2]]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["text"] for r in rows] == TEXTS[:2]
@@ -188,3 +190,23 @@ def test_runs_folder(tmp_path, trained):
     assert resolve_model(str(first)) == first
     with pytest.raises(NoModelError, match="does not exist"):
         resolve_model(str(tmp_path / "nowhere"))
+
+
+def test_model_resolution_order(tmp_path, trained, monkeypatch):
+    home, cwd = tmp_path / "home", tmp_path / "work"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("MEALWATCH_HOME", str(home))
+    monkeypatch.delenv("MEALWATCH_MODEL", raising=False)
+    with pytest.raises(NoModelError, match="run `mealwatch train` first, or pass --model"):
+        resolve_model(None)
+    local = new_run_dir(cwd / "runs")  # where older versions trained: still found ...
+    shutil.copytree(trained["model"], local, dirs_exist_ok=True, copy_function=shutil.copy)
+    assert resolve_model(None) == Path("runs") / local.name
+    in_home = new_run_dir()  # ... but a run under MEALWATCH_HOME comes first, from any folder
+    assert in_home.parent == home / "runs"
+    shutil.copytree(trained["model"], in_home, dirs_exist_ok=True, copy_function=shutil.copy)
+    assert resolve_model(None) == in_home
+    monkeypatch.setenv("MEALWATCH_MODEL", str(local))  # the variable beats both
+    assert resolve_model(None) == local
+    assert resolve_model(str(in_home)) == in_home  # and --model beats the variable

@@ -7,6 +7,7 @@ from torch import nn
 
 from mealwatch import Encoder
 from mealwatch.classifier import Classifier, ClassifierConfig
+from mealwatch.pipeline import Pipeline
 from mealwatch.explain import attention_rollout, explain, explain_batch, integrated_gradients, rollout_importance
 from mealwatch.explain.attributions import frozen_weights, label_targets, pad_baseline, trapezoid_weights
 from mealwatch.transformer import mean_pool
@@ -103,9 +104,9 @@ def test_rollout_by_hand():
 
 
 def tiny_classifier(config, tokenizer, multi_label, pooling):
-    model = Classifier(Encoder(config), tokenizer, ClassifierConfig(["a", "b", "c"], multi_label, pooling))
+    model = Classifier(Encoder(config), ClassifierConfig(["a", "b", "c"], multi_label, pooling))
     nn.init.normal_(model.head.weight, std=3.0)  # a decisive head, so probabilities move
-    return model.eval()
+    return Pipeline(model.eval(), tokenizer)
 
 
 @pytest.mark.parametrize("multi_label,pooling", [(False, "mean"), (True, "cls")])

@@ -10,6 +10,7 @@ from torch import nn
 
 from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.classifier import Classifier, ClassifierConfig
+from mealwatch.pipeline import Pipeline
 from mealwatch.cli import main
 
 TEXT = "The meal was served without dal because it was spoiled."
@@ -37,11 +38,11 @@ def classifier_dir(tmp_path_factory):
     """A saved tiny random classifier folder."""
     torch.manual_seed(2)
     tokenizer = Tokenizer.from_pretrained()
-    model = Classifier(Encoder(tiny_config(tokenizer.vocab_size)), tokenizer,
+    model = Classifier(Encoder(tiny_config(tokenizer.vocab_size)),
                        ClassifierConfig(["spoiled_food", "menu_not_followed", "other"], multi_label=True))
     nn.init.normal_(model.head.weight, std=3.0)
     folder = tmp_path_factory.mktemp("runs") / "tiny"
-    model.save(folder)
+    Pipeline(model, tokenizer).save(folder)
     return folder
 
 

@@ -10,6 +10,7 @@ from torch import nn
 
 from mealwatch import Encoder, EncoderConfig
 from mealwatch.classifier import Classifier, ClassifierConfig
+from mealwatch.pipeline import Pipeline
 from mealwatch.explain import explain, word_attention, write_page
 
 pytestmark = pytest.mark.browser
@@ -139,12 +140,12 @@ def test_a_long_text_of_300_words(browser, tokenizer, tmp_path):
 
 def test_a_classifier_page_shows_the_explanation(browser, tokenizer, tmp_path):
     torch.manual_seed(3)
-    model = Classifier(Encoder(config(tokenizer.vocab_size)), tokenizer,
-                       ClassifierConfig(["spoiled_food", "menu_not_followed", "other"], multi_label=True))
-    nn.init.normal_(model.head.weight, std=3.0)
-    model.eval()
+    network = Classifier(Encoder(config(tokenizer.vocab_size)),
+                         ClassifierConfig(["spoiled_food", "menu_not_followed", "other"], multi_label=True))
+    nn.init.normal_(network.head.weight, std=3.0)
+    model = Pipeline(network.eval(), tokenizer)
     explanation = explain(model, TEXT, steps=8)
-    wa = word_attention(model.encoder, tokenizer, TEXT)
+    wa = model.word_attention(TEXT)
     opened = Opened(browser, write_page(tmp_path / "explained.html", wa, explanation, model="tiny classifier"))
     page = opened.page
     assert page.locator("#explanation").is_visible()

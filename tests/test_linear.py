@@ -5,9 +5,10 @@ import torch.nn.functional as F
 
 from mealwatch import Encoder
 from mealwatch.transformer import EncoderConfig
-from mealwatch.transformer.linear import _ONEDNN_AVAILABLE, Linear, onednn_applies, use_onednn
+from mealwatch.transformer import linear
+from mealwatch.transformer.linear import Linear, onednn_applies, onednn_available, use_onednn
 
-needs_onednn = pytest.mark.skipif(not _ONEDNN_AVAILABLE, reason="this torch build has no oneDNN linear")
+needs_onednn = pytest.mark.skipif(not onednn_available(), reason="oneDNN linear missing, wrong or slower here")
 
 
 @pytest.fixture
@@ -97,3 +98,16 @@ def test_encoder_gives_the_same_outputs_with_either_kernel() -> None:
     torch.testing.assert_close(fast.pooler_output, plain.pooler_output, rtol=1e-5, atol=1e-5)
     for a, b in zip(fast.attentions, plain.attentions):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_a_broken_or_wrong_private_op_switches_the_path_off(monkeypatch):
+    monkeypatch.setattr(linear, "_probed", None)
+    monkeypatch.setattr(linear, "_onednn_linear", lambda x, w, b: (_ for _ in ()).throw(RuntimeError("no such op")))
+    assert linear.onednn_available() is False
+    monkeypatch.setattr(linear, "_probed", None)
+    monkeypatch.setattr(linear, "_onednn_linear", lambda x, w, b: torch.nn.functional.linear(x, w, b) + 1.0)
+    assert linear.onednn_available() is False  # a mismatch with F.linear
+    x = torch.randn(2, 8)
+    layer = Linear(8, 4).requires_grad_(False)
+    assert not onednn_applies(x, layer.weight, layer.bias)
+    torch.testing.assert_close(layer(x), torch.nn.functional.linear(x, layer.weight, layer.bias))

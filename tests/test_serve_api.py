@@ -5,15 +5,16 @@ from __future__ import annotations
 import csv
 import io
 import socket
-import sqlite3
 import threading
 
 import pytest
 import torch
 from fastapi.testclient import TestClient
+from log_backends import backdate
 
 from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.classifier import Classifier, ClassifierConfig
+from mealwatch.pipeline import Pipeline
 from mealwatch.explain import explain, word_attention
 from mealwatch.labels import LABELS
 from mealwatch.serve import Predictor, create_app
@@ -25,13 +26,13 @@ TEXTS = [
 ]
 
 
-def tiny_classifier(seed: int) -> Classifier:
+def tiny_classifier(seed: int) -> Pipeline:
     torch.manual_seed(seed)
     tokenizer = Tokenizer.from_pretrained()
     config = EncoderConfig(
         vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64
     )
-    return Classifier(Encoder(config), tokenizer, ClassifierConfig(labels=list(LABELS), multi_label=True)).eval()
+    return Pipeline(Classifier(Encoder(config), ClassifierConfig(labels=list(LABELS), multi_label=True)).eval(), tokenizer)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def model_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def classifier(model_dir):
-    return Classifier.load(model_dir)
+    return Pipeline.from_folder(model_dir)
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +57,13 @@ def predictor(model_dir):
 @pytest.fixture
 def client(predictor, tmp_path):
     return TestClient(create_app(db_path=tmp_path / "log.db", predictor=predictor))
+
+
+@pytest.fixture
+def log_client(predictor, log_backend):
+    """A client whose log is a fresh SQLite file or PostgreSQL database (see conftest.py); yields (client, db)."""
+    with TestClient(create_app(db_path=log_backend.db, predictor=predictor)) as client:
+        yield client, log_backend.db
 
 
 def post_csv(client, content: bytes, name="upload.csv", save=False, fmt="json"):
@@ -95,7 +103,7 @@ def test_a_text_longer_than_the_model_reads_is_flagged(client, method):
 
 
 def test_grad_importance_is_the_directional_derivative_per_word(client, classifier):
-    """A word's score is dP/dε of P(label | x_w + ε (x_w − pad)) at ε = 0: checked by central differences."""
+    """A word's score is dz/dε of the label's logit z(x_w + ε (x_w − pad)) at ε = 0: checked by central differences."""
     text = TEXTS[0]
     imp = client.post("/api/classify", json={"text": text}).json()["importance"]
     batch = classifier.tokenizer([text])
@@ -111,8 +119,8 @@ def test_grad_importance_is_the_directional_derivative_per_word(client, classifi
         on = torch.tensor([w == word for w in batch.word_ids[0]])[None, :, None]  # (1, T, 1)
         moved = torch.where(on, x + eps * (x - pad), x)
         with torch.no_grad():
-            logits = classifier(inputs_embeds=moved, attention_mask=batch.attention_mask).logits
-        return float(torch.sigmoid(logits)[0, k])
+            logits = classifier.model(inputs_embeds=moved, attention_mask=batch.attention_mask).logits
+        return float(logits[0, k])
 
     eps = 0.05
     for label, scores in imp["scores"].items():
@@ -159,7 +167,7 @@ def test_batch_keeps_order_and_matches_predict(client, classifier):
 
 def test_attention_matches_word_attention(client, classifier):
     text = "The dal was cold and the rice smelt bad"
-    expected = word_attention(classifier.encoder, classifier.tokenizer, text)
+    expected = classifier.word_attention(text)
     full = client.post("/api/attention", json={"text": text}).json()
     assert full["words"] == expected.words
     got = torch.tensor(full["attention"])
@@ -169,8 +177,8 @@ def test_attention_matches_word_attention(client, classifier):
     assert one["layers"] == [1] and one["heads"] == [3]
     assert torch.allclose(torch.tensor(one["attention"])[0, 0], expected.attention[1, 3], atol=1e-4)
     for bad, message in [
-        ({"layer": 2}, "layer 2 does not exist: this model has layers 0 to 1"),
-        ({"layer": 0, "head": 4}, "head 4 does not exist"),
+        ({"layer": 2}, "layer 2 is out of range: this model has 2 layers, numbered 0 to 1"),
+        ({"layer": 0, "head": 4}, "head 4 is out of range"),
         ({"head": 1}, "a head needs a layer"),
     ]:
         r = client.post("/api/attention", json={"text": text, **bad})
@@ -189,7 +197,7 @@ def test_attention_page(client):
 
 
 def seed_log(client, db_path) -> list[dict]:
-    """Five saved complaints over three days (backdated in the file) and one status change."""
+    """Five saved complaints over three days (backdated in the log) and one status change."""
     rows = [
         ("Lizard found in the khichdi", "S1", "2024-05-01T08:00:00.000000Z"),
         ("Children vomited after lunch", "S2", "2024-05-01T09:00:00.000000Z"),
@@ -200,15 +208,15 @@ def seed_log(client, db_path) -> list[dict]:
     saved = []
     for text, school, when in rows:
         body = client.post("/api/classify", json={"text": text, "school": school, "save": True, "explain": "none"}).json()
-        with sqlite3.connect(db_path) as conn:
-            conn.execute("UPDATE complaints SET created_at = ? WHERE id = ?", (when, body["id"]))
+        backdate(db_path, body["id"], when)
         saved.append(body | {"created_at": when})
     assert client.patch(f"/api/complaints/{saved[2]['id']}", json={"status": "in_progress"}).status_code == 200
     return saved
 
 
-def test_list_filters_order_and_paging(client, tmp_path):
-    saved = seed_log(client, tmp_path / "log.db")
+def test_list_filters_order_and_paging(log_client):
+    client, db = log_client
+    saved = seed_log(client, db)
     rank = {"high": 0, "medium": 1, "low": 2}
     expected = sorted(saved, key=lambda c: (rank[c["urgency"]], [-ord(ch) for ch in c["created_at"]]))
     page = client.get("/api/complaints").json()
@@ -231,8 +239,9 @@ def test_list_filters_order_and_paging(client, tmp_path):
     assert ids(to="2024-05-01T08:30:00Z") == [saved[0]["id"]]
 
 
-def test_get_and_status_changes(client, tmp_path):
-    saved = seed_log(client, tmp_path / "log.db")
+def test_get_and_status_changes(log_client):
+    client, db = log_client
+    saved = seed_log(client, db)
     i = saved[2]["id"]
     got = client.get(f"/api/complaints/{i}").json()
     assert got["status"] == "in_progress" and got["history"][0]["new_status"] == "in_progress"
@@ -247,8 +256,9 @@ def test_get_and_status_changes(client, tmp_path):
     assert client.get("/api/complaints/9999").status_code == 404
 
 
-def test_csv_export_has_every_column_and_honours_filters(client, tmp_path, classifier):
-    saved = seed_log(client, tmp_path / "log.db")
+def test_csv_export_has_every_column_and_honours_filters(log_client, classifier):
+    client, db = log_client
+    saved = seed_log(client, db)
     r = client.get("/api/complaints.csv")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(r.text)))
@@ -267,8 +277,9 @@ def test_csv_export_has_every_column_and_honours_filters(client, tmp_path, class
     assert sorted(int(r["id"]) for r in only_s1) == sorted(c["id"] for c in saved if c["school"] == "S1")
 
 
-def test_stats_count_by_hand(client, tmp_path):
-    saved = seed_log(client, tmp_path / "log.db")
+def test_stats_count_by_hand(log_client):
+    client, db = log_client
+    saved = seed_log(client, db)
     stats = client.get("/api/stats", params={"from": "2024-04-30", "to": "2024-05-03"}).json()
     assert stats["days"] == ["2024-04-30", "2024-05-01", "2024-05-02", "2024-05-03"]
     for label in stats["labels"]:
@@ -438,8 +449,8 @@ def test_a_new_model_never_rewrites_old_predictions(model_dir, tmp_path):
         old = a.post("/api/classify", json={"text": TEXTS[0], "save": True}).json()
     other = tiny_classifier(1)
     with torch.no_grad():
-        other.head.bias.fill_(-10.0)
-        other.head.bias[LABELS.index("other")] = 10.0  # model B calls everything "other"
+        other.model.head.bias.fill_(-10.0)
+        other.model.head.bias[LABELS.index("other")] = 10.0  # model B calls everything "other"
     other.save(tmp_path / "run-b")
     with TestClient(create_app(tmp_path / "run-b", db)) as b:
         new = b.post("/api/classify", json={"text": TEXTS[0], "save": True}).json()
@@ -479,7 +490,111 @@ def test_serve_command_refuses_a_file_that_is_not_a_complaint_log(model_dir, tmp
     assert err.startswith(f"mealwatch serve: error: {junk} cannot be opened as a complaint log")
 
 
+def test_serve_command_refuses_a_postgres_log_it_cannot_use_in_one_line(model_dir, pg_cluster, capsys):
+    from log_backends import PostgresBackend
+
+    from mealwatch.cli import main
+    from mealwatch.log import redact
+
+    newer = PostgresBackend(pg_cluster)
+    newer.migrate_to(3)
+    newer.set_version(4)
+    refused = f"postgresql://mealwatch:secret@127.0.0.1:{free_port()}/log"
+    wrong_password = pg_cluster.url(pg_cluster.create_database(), password="secret")
+    cases = [
+        (refused, f"cannot open the complaint log {redact(refused)} (", "Connection refused"),
+        (wrong_password, f"cannot open the complaint log {redact(wrong_password)} (", "password authentication failed"),
+        (newer.db, f"{redact(newer.db)}: the complaint log has schema version 4, newer than this mealwatch", "upgrade"),
+    ]
+    for url, start, reason in cases:
+        assert main(["serve", "--model", str(model_dir), "--db", url, "--port", str(free_port())]) == 2
+        out = capsys.readouterr()
+        [line] = out.err.splitlines()
+        assert line.startswith(f"mealwatch serve: error: {start}") and reason in line, line
+        assert "secret" not in out.err + out.out and "test-password" not in out.err + out.out
+
+
+def test_two_serve_processes_share_one_postgres_log(model_dir, pg_cluster):
+    """Two `mealwatch serve` processes start together on an empty database (they take turns migrating), then
+    save concurrently from several clients each: every acknowledged id is in the log exactly once."""
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+    from log_backends import PostgresBackend
+
+    db = PostgresBackend(pg_cluster).db
+    urls = [f"http://127.0.0.1:{free_port()}" for _ in range(2)]
+    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model_dir), "--db", db]
+    servers = [
+        subprocess.Popen([*command, "--port", url.rsplit(":", 1)[1]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for url in urls
+    ]
+    try:
+        deadline = time.monotonic() + 90
+        for url, server in zip(urls, servers):
+            while True:
+                try:
+                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == 3
+                    break
+                except httpx.HTTPError:
+                    assert server.poll() is None, f"the server stopped: {server.communicate()[0]}"
+                    assert time.monotonic() < deadline, "the server did not start in 90 s"
+                    time.sleep(0.1)
+        acknowledged: list[tuple[int, str]] = []
+        failures: list[str] = []
+
+        def client(url: str, worker: int) -> None:
+            with httpx.Client(base_url=url, timeout=60) as http:
+                for n in range(8):
+                    texts = [f"{url[-5:]}/{worker} complaint {n}.{k}" for k in range(1 + n % 3)]
+                    r = http.post("/api/classify/batch", json={"texts": texts, "save": True})
+                    if r.status_code != 200:
+                        failures.append(r.text)
+                        continue
+                    acknowledged.extend((x["id"], x["text"]) for x in r.json()["results"])
+
+        threads = [threading.Thread(target=client, args=(url, w)) for url in urls for w in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not failures
+        expected = 2 * 4 * sum(1 + n % 3 for n in range(8))
+        ids = [i for i, _ in acknowledged]
+        assert len(ids) == len(set(ids)) == expected
+        for url in urls:
+            assert httpx.get(url + "/api/health").json()["complaints_stored"] == expected
+        page = httpx.get(urls[1] + "/api/complaints", params={"limit": 500}).json()
+        assert page["total"] == expected and {c["id"]: c["text"] for c in page["items"]} == dict(acknowledged)
+    finally:
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait(timeout=30)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_csv_upload_with_a_non_latin_file_name_answers_csv_once(client):
+    data = "text,school\nखाने में छिपकली,प्राथमिक विद्यालय\n".encode()
+    before = client.get("/api/complaints").json()["total"]
+    r = client.post("/api/classify/csv?format=csv", files={"file": ("शिकायतें.csv", data, "text/csv")},
+                    data={"save": "true"})  # fmt: skip
+    assert r.status_code == 200
+    assert "filename*=UTF-8''%E0%A4%B6" in r.headers["content-disposition"]
+    assert client.get("/api/complaints").json()["total"] == before + 1
+    rows = list(csv.DictReader(io.StringIO(r.text, newline="")))
+    assert rows[0]["text"] == "खाने में छिपकली" and rows[0]["school"] == "प्राथमिक विद्यालय"
+
+
+def test_page_csv_comes_from_the_server(client):
+    data = b"text\n=cmd|' /C calc'!A0 the dal was sour\n"
+    body = client.post("/api/classify/csv?with_csv=true", files={"file": ("x.csv", data, "text/csv")}).json()
+    rows = list(csv.DictReader(io.StringIO(body["csv"], newline="")))
+    assert rows[0]["text"].startswith("'=cmd")  # never a formula in a spreadsheet

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import socket
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -15,7 +14,9 @@ import torch
 
 from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.classifier import Classifier, ClassifierConfig
+from mealwatch.pipeline import Pipeline
 from mealwatch.labels import LABELS
+from mealwatch.log import open_log
 
 pytestmark = pytest.mark.browser
 
@@ -39,8 +40,8 @@ def model(tmp_path_factory) -> tuple[Path, Classifier]:
         vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64
     )
     folder = tmp_path_factory.mktemp("browser") / "run"
-    Classifier(Encoder(config), tokenizer, ClassifierConfig(labels=list(LABELS), multi_label=True)).save(folder)
-    return folder, Classifier.load(folder)
+    Pipeline(Classifier(Encoder(config), ClassifierConfig(labels=list(LABELS), multi_label=True)), tokenizer).save(folder)
+    return folder, Pipeline.from_folder(folder)
 
 
 @pytest.fixture(scope="module")
@@ -154,8 +155,9 @@ def test_upload_and_download_a_csv(page, model, server, tmp_path):
     for row, expected in zip(rows, model[1].predict(texts)):
         assert row["labels"].split(";") == expected.labels and row["urgency"] == expected.urgency
         assert float(row["p_illness"]) == pytest.approx(expected.probabilities["illness"], abs=1e-5)
-    with sqlite3.connect(server[1]) as conn:
-        stored = {r[0]: r[1] for r in conn.execute("SELECT text, school FROM complaints")}
+    log = open_log(server[1])  # what the server saved, read through the log's interface
+    stored = {c["text"]: c["school"] for c in log.list(limit=None).items}
+    log.close()
     assert all(stored.get(t) == f"S{i}" for i, t in enumerate(texts))
     for row in rows:
         assert stored and int(row["id"]) > 0
@@ -169,9 +171,10 @@ def test_change_a_status(page, server):
     item = page.locator(f"#log-list li[data-id='{cid}']")
     item.locator("button[data-to='in_progress']").click()
     page.wait_for_selector(f"#log-list li[data-id='{cid}'] .state.in_progress")
-    with sqlite3.connect(server[1]) as conn:
-        status = conn.execute("SELECT status FROM complaints WHERE id = ?", (int(cid),)).fetchone()[0]
-        history = conn.execute("SELECT old_status, new_status FROM status_changes WHERE complaint_id = ?", (int(cid),)).fetchall()
+    log = open_log(server[1])
+    saved = log.get(int(cid))
+    log.close()
+    status, history = saved["status"], [(h["old_status"], h["new_status"]) for h in saved["history"]]
     assert status == "in_progress" and history == [("new", "in_progress")]
     # the status filter shows it among the complaints in progress
     page.select_option("#f-status", "in_progress")

@@ -14,7 +14,7 @@ from mealwatch.data import Dataset, Example
 from mealwatch.training import (
     THRESHOLD_GRID,
     TrainingArguments,
-    build_classifier,
+    build_pipeline,
     length_buckets,
     loss_function,
     make_optimizer,
@@ -90,10 +90,11 @@ def test_loss_falls(tiny_encoder_dir, splits):
     train_set = splits[0]
     args = fast_args(tiny_encoder_dir, learning_rate=1e-2, head_learning_rate=3e-2)
     torch.manual_seed(0)
-    model = build_classifier(LABELS, True, args).train()
+    pipeline = build_pipeline(LABELS, True, args)
+    model = pipeline.model.train()
     loss_fn = loss_function(train_set.targets(), True, len(LABELS), "auto")
     optimizer, scheduler = make_optimizer(model, args, total_steps=12)
-    batch = model.tokenizer(train_set.texts[:8])
+    batch = pipeline.tokenize(train_set.texts[:8])
     targets = torch.tensor(train_set.targets()[:8], dtype=torch.float32)
     losses = []
     for _ in range(12):
@@ -121,15 +122,15 @@ def test_same_seed_same_model_other_seed_other_model(tiny_encoder_dir, splits):
     c = train(*splits, fast_args(tiny_encoder_dir, epochs=2, seed=4), progress=False)
     assert a.history == b.history
     assert a.validation_report.to_dict() == b.validation_report.to_dict()
-    for (name, x), y in zip(a.classifier.state_dict().items(), b.classifier.state_dict().values()):
+    for (name, x), y in zip(a.pipeline.model.state_dict().items(), b.pipeline.model.state_dict().values()):
         assert torch.equal(x, y), name
-    assert not torch.equal(a.classifier.head.weight, c.classifier.head.weight)
+    assert not torch.equal(a.pipeline.model.head.weight, c.pipeline.model.head.weight)
     assert a.history != c.history
 
 
 def test_multi_label_training_tunes_one_threshold_per_label(tiny_encoder_dir, splits):
     result = train(*splits, fast_args(tiny_encoder_dir, epochs=2), progress=False)
-    model = result.classifier
+    model = result.pipeline
     assert model.multi_label
     assert len(model.config.thresholds) == len(LABELS)
     assert all(t in THRESHOLD_GRID for t in model.config.thresholds)
@@ -143,9 +144,9 @@ def test_single_label_training_gives_a_softmax_head(tiny_encoder_dir):
     train_set, validation_set = make_dataset(single[::2], False), make_dataset(single[1::2], False)
     assert train_set.targets().ndim == 1
     result = train(train_set, validation_set, fast_args(tiny_encoder_dir, epochs=2), progress=False)
-    model = result.classifier
+    model = result.pipeline
     assert not model.multi_label and model.config.thresholds is None
-    probs = model.predict_probabilities(validation_set.texts)
+    probs = model.probabilities(validation_set.texts)
     torch.testing.assert_close(probs.sum(dim=1), torch.ones(len(validation_set)))
     assert all(len(p.labels) == 1 for p in model.predict(validation_set.texts))
 
@@ -159,8 +160,8 @@ def test_validation_labels_must_match(tiny_encoder_dir, splits):
 def test_pretrained_false_starts_from_random_weights(tiny_encoder_dir):
     checkpoint = Encoder.from_pretrained(tiny_encoder_dir)
     torch.manual_seed(1)
-    fresh = build_classifier(LABELS, True, fast_args(tiny_encoder_dir, pretrained=False))
-    loaded = build_classifier(LABELS, True, fast_args(tiny_encoder_dir))
+    fresh = build_pipeline(LABELS, True, fast_args(tiny_encoder_dir, pretrained=False))
+    loaded = build_pipeline(LABELS, True, fast_args(tiny_encoder_dir))
     assert fresh.encoder.config == checkpoint.config
     assert not torch.equal(fresh.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
     assert torch.equal(loaded.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
@@ -168,11 +169,11 @@ def test_pretrained_false_starts_from_random_weights(tiny_encoder_dir):
 
 def test_word_embeddings_stay_fixed_when_fine_tuning_only(tiny_encoder_dir, splits):
     checkpoint = Encoder.from_pretrained(tiny_encoder_dir)
-    tuned = train(*splits, fast_args(tiny_encoder_dir, epochs=1), progress=False).classifier.encoder
+    tuned = train(*splits, fast_args(tiny_encoder_dir, epochs=1), progress=False).pipeline.encoder
     assert torch.equal(tuned.embeddings.word.weight, checkpoint.embeddings.word.weight)
     assert not torch.equal(tuned.layers[0].feed_forward.up.weight, checkpoint.layers[0].feed_forward.up.weight)
     free = train(*splits, fast_args(tiny_encoder_dir, epochs=1, freeze_word_embeddings=False), progress=False)
-    assert not torch.equal(free.classifier.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
+    assert not torch.equal(free.pipeline.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
 
 
 def test_length_buckets_cover_every_text_once_with_similar_lengths():
@@ -206,13 +207,15 @@ def test_tune_thresholds_picks_each_labels_best_f1():
 
 
 def test_learning_rate_warms_up_then_decays_to_zero(tiny_encoder_dir):
-    model = build_classifier(LABELS, True, fast_args(tiny_encoder_dir))
+    model = build_pipeline(LABELS, True, fast_args(tiny_encoder_dir)).model
     args = fast_args(tiny_encoder_dir, warmup_ratio=0.3, learning_rate=1.0, head_learning_rate=10.0)
     optimizer, scheduler = make_optimizer(model, args, total_steps=10)
     groups = optimizer.param_groups
     head = next(i for i, g in enumerate(groups) if any(p is model.head.weight for p in g["params"]))
-    encoder = next(i for i, g in enumerate(groups) if any(p is model.encoder.embeddings.word.weight for p in g["params"]))
+    encoder = next(i for i, g in enumerate(groups) if any(p is model.encoder.layers[0].feed_forward.up.weight for p in g["params"]))
     assert groups[head]["weight_decay"] == groups[encoder]["weight_decay"] == 0.01
+    word = next(g for g in groups if any(p is model.encoder.embeddings.word.weight for p in g["params"]))
+    assert word["weight_decay"] == 0.0  # decay would shrink pre-trained rows that vocabulary extension keeps fixed
     bias = next(g for g in groups if any(p is model.head.bias for p in g["params"]))
     assert bias["weight_decay"] == 0.0
     rates = []

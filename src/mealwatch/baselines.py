@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset
+from .decisions import as_targets, decide
 from .evaluation import EvaluationReport, evaluate_predictions
 
 #: the baselines ``compare`` knows, in table order
@@ -50,17 +51,6 @@ class BaselineResult:
             "train_seconds": self.train_seconds, "texts_per_second": self.texts_per_second,
             "detail": self.detail, "report": self.report.to_dict(),
         }  # fmt: skip
-
-
-def decide(probabilities: np.ndarray, multi_label: bool, thresholds: Sequence[float] | None = None) -> np.ndarray:
-    """(N, L) probabilities -> (N,) indices, or (N, L) 0/1 (labels at or over threshold; none: the top one)."""
-    top = probabilities.argmax(axis=1)  # (N,)
-    if not multi_label:
-        return top
-    chosen = (probabilities >= np.asarray(thresholds if thresholds is not None else 0.5)).astype(np.int64)  # (N, L)
-    empty = chosen.sum(axis=1) == 0  # (N,)
-    chosen[empty, top[empty]] = 1
-    return chosen
 
 
 def _logistic(C: float, multi_label: bool, scale: bool) -> Any:
@@ -99,7 +89,8 @@ def tuned_logistic(X_train: Any, train: Dataset, X_val: Any, validation: Dataset
         model = _logistic(C, train.multi_label, scale).fit(X_train, y_train)
         probs = _probabilities(model, X_val, n_labels)  # (N, L)
         thresholds = tune_thresholds(probs, y_val) if train.multi_label else None
-        score = f1_score(y_val, decide(probs, train.multi_label, thresholds), average="macro", zero_division=0)
+        decided = as_targets(decide(probs, multi_label=train.multi_label, thresholds=thresholds), train.multi_label)
+        score = f1_score(y_val, decided, average="macro", zero_division=0)
         if best is None or score > best[0]:
             best = (score, model, thresholds, C)
     score, model, thresholds, C = best
@@ -139,7 +130,7 @@ def tfidf_baseline(splits: Mapping[str, Dataset], seed: int = 0) -> BaselineResu
 
     def predict(texts: list[str]) -> np.ndarray:
         probs = _probabilities(model, features.transform(texts), len(train.label_set))
-        return decide(probs, train.multi_label, thresholds)
+        return as_targets(decide(probs, multi_label=train.multi_label, thresholds=thresholds), train.multi_label)
 
     return _score("TF-IDF + logistic regression", test, predict, train_seconds, detail, seed)
 
@@ -165,7 +156,8 @@ def frozen_baseline(
     train_seconds = time.perf_counter() - started
 
     def predict(texts: list[str]) -> np.ndarray:
-        return decide(_probabilities(model, embed(texts), len(train.label_set)), train.multi_label, thresholds)
+        probs = _probabilities(model, embed(texts), len(train.label_set))
+        return as_targets(decide(probs, multi_label=train.multi_label, thresholds=thresholds), train.multi_label)
 
     name = f"frozen encoder ({pooling} pooling) + logistic regression"
     return _score(name, test, predict, train_seconds, f"{pooling} pooling, {detail}", seed)
@@ -186,7 +178,7 @@ def transformer_baseline(
     result = train(train_set, validation, args, progress=progress)
 
     def predict(texts: list[str]) -> np.ndarray:
-        labels = [p.labels for p in result.classifier.predict(texts)]
+        labels = [p.labels for p in result.pipeline.predict(texts)]
         return encode_labels(labels, train_set.label_set, train_set.multi_label)
 
     detail = f"best epoch {result.best_epoch} of {len(result.history)} run ({args.epochs} allowed)"

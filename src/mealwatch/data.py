@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from .decisions import encode_labels
+from .labels import LABEL_SEPARATOR
 from .splits import normalize_text, stratified_split
 from .text import SCRIPTS, detect_script
 from .textfile import NotUtf8Error, decode_utf8
@@ -79,13 +81,7 @@ class Dataset:
 
     def targets(self) -> np.ndarray:
         """(N, L) 0/1 ints in ``label_set`` order if multi-label, else (N,) label indices."""
-        index = {label: i for i, label in enumerate(self.label_set)}
-        if not self.multi_label:
-            return np.array([index[e.labels[0]] for e in self.examples], dtype=np.int64)
-        out = np.zeros((len(self.examples), len(self.label_set)), dtype=np.int64)
-        for row, e in enumerate(self.examples):
-            out[row, [index[label] for label in e.labels]] = 1
-        return out
+        return encode_labels([e.labels for e in self.examples], self.label_set, self.multi_label)
 
     def scripts(self) -> list[str]:
         """Each example's script: the file's ``script`` column where given, else ``text.detect_script``."""
@@ -128,7 +124,7 @@ def read_dataset(
     text_column: str = "text",
     labels_column: str = "labels",
     label_set: Sequence[str] | None = None,
-    separator: str = ";",
+    separator: str = LABEL_SEPARATOR,
     multi_label: bool | None = None,
 ) -> Dataset:
     """Read a CSV (header row, labels joined by ``separator``) or JSONL file of complaints.
@@ -319,7 +315,7 @@ def read_parallel(path: str | Path | None = None) -> list[ParallelComplaint]:
         for row in reader:
             if not all((row[c] or "").strip() for c in columns):
                 raise DataError(f"{path}, line {reader.line_num}: every column needs a value ({', '.join(columns)})")
-            labels = tuple(label.strip() for label in row["labels"].split(";") if label.strip())
+            labels = tuple(label.strip() for label in row["labels"].split(LABEL_SEPARATOR) if label.strip())
             rows.append(ParallelComplaint(row["english"].strip(), labels, row["devanagari"].strip(), row["romanised"].strip()))
     return rows
 

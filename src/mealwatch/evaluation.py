@@ -8,12 +8,10 @@ prediction scores 0 (``zero_division=0``), and its support of 0 shows in ``per_l
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.metrics import (
@@ -23,6 +21,13 @@ from sklearn.metrics import (
     multilabel_confusion_matrix,
     precision_recall_fscore_support,
 )
+
+from .atomic import write_file_atomically, write_text_atomically
+from .decisions import as_targets, encode_labels
+
+if TYPE_CHECKING:
+    from .data import Dataset
+    from .pipeline import Pipeline
 
 
 @dataclass
@@ -55,23 +60,6 @@ class EvaluationReport:
         if d.get("macro_f1_ci") is not None:
             d["macro_f1_ci"] = tuple(d["macro_f1_ci"])
         return cls(**d)
-
-
-def encode_labels(rows: Sequence[Sequence[str]] | Sequence[str], labels: Sequence[str], multi_label: bool) -> np.ndarray:
-    """Label names per row -> (N, L) 0/1 (multi-label) or (N,) indices (single-label: one name or a one-name list)."""
-    index = {label: i for i, label in enumerate(labels)}
-    rows = [[row] if isinstance(row, str) else list(row) for row in rows]
-    unknown = sorted({label for row in rows for label in row if label not in index})
-    if unknown:
-        raise ValueError(f"unknown labels {unknown}; expected some of {list(labels)}")
-    if not multi_label:
-        if any(len(row) != 1 for row in rows):
-            raise ValueError("single-label evaluation needs exactly one label per row")
-        return np.array([index[row[0]] for row in rows], dtype=np.int64)
-    out = np.zeros((len(rows), len(labels)), dtype=np.int64)
-    for r, row in enumerate(rows):
-        out[r, [index[label] for label in row]] = 1
-    return out
 
 
 def _as_targets(y: Any, labels: Sequence[str], multi_label: bool) -> np.ndarray:
@@ -163,6 +151,15 @@ def evaluate_predictions(
     )
 
 
+def evaluate_pipeline(pipeline: "Pipeline", dataset: "Dataset", bootstrap: int = 1000) -> EvaluationReport:
+    """A trained pipeline's report on a labelled dataset (labels in the model's order), per script too."""
+    if list(dataset.label_set) != pipeline.labels:
+        raise ValueError(f"the data's labels {list(dataset.label_set)} differ from the model's {pipeline.labels}")
+    decided = as_targets(pipeline.decide(pipeline.probabilities(list(dataset.texts))), pipeline.multi_label)
+    return evaluate_predictions(dataset.targets(), decided, pipeline.labels, pipeline.multi_label, bootstrap=bootstrap,
+                                scripts=dataset.scripts())  # fmt: skip
+
+
 # ---------------------------------------------------------------------------- text
 
 
@@ -222,28 +219,15 @@ def report_markdown(report: EvaluationReport, title: str = "Evaluation") -> str:
 # ---------------------------------------------------------------------------- files
 
 
-def _write_atomic(path: Path, write: Any) -> None:
-    """Call ``write(temp_path)`` then move the finished file onto ``path``."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    try:
-        write(Path(temp))
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def write_report(report: EvaluationReport, folder: str | Path, title: str = "Evaluation") -> None:
     """Write metrics.json, report.md and the confusion plot into ``folder``, each file atomically."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    _write_atomic(folder / "metrics.json",
-                  lambda p: p.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8"))  # fmt: skip
-    _write_atomic(folder / "report.md", lambda p: p.write_text(report_markdown(report, title), encoding="utf-8"))
+    write_text_atomically(folder / "metrics.json", json.dumps(report.to_dict(), indent=2) + "\n")
+    write_text_atomically(folder / "report.md", report_markdown(report, title))
     name = "per_label_confusion.png" if report.multi_label else "confusion_matrix.png"
     figure = _per_label_figure(report) if report.multi_label else _confusion_figure(report)
-    _write_atomic(folder / name, lambda p: figure.savefig(p, format="png", dpi=120))
+    write_file_atomically(folder / name, lambda p: figure.savefig(p, format="png", dpi=120))
 
 
 def _figure(size: tuple[float, float]) -> Any:

@@ -1,29 +1,42 @@
-"""The ``runs/`` folder: one timestamped sub-folder per training run, finding the latest model, and a whole
-training run (read the data, fine-tune, save the model with its evaluation)."""
+"""Where trained models live and which one a command uses.
+
+``mealwatch train`` saves each run in a timestamped folder under ``$MEALWATCH_HOME/runs/`` (default
+``$XDG_DATA_HOME/mealwatch``, i.e. ``~/.local/share/mealwatch``), so every command finds it from any
+folder. Without ``--model`` a command uses, in order: ``$MEALWATCH_MODEL``, the newest run under
+``$MEALWATCH_HOME/runs/``, the newest run under ``./runs/`` (where older versions saved).
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .classifier import is_classifier_dir
 
-if TYPE_CHECKING:
-    from .data import Dataset
-    from .evaluation import EvaluationReport
-    from .training import TrainingArguments, TrainingResult
 
-DEFAULT_ROOT = "runs"
+DEFAULT_ROOT = "runs"  # the folder older versions trained into, relative to the working folder
+
+
+def mealwatch_home() -> Path:
+    """``$MEALWATCH_HOME``, else ``$XDG_DATA_HOME/mealwatch``, else ``~/.local/share/mealwatch``."""
+    if os.environ.get("MEALWATCH_HOME"):
+        return Path(os.environ["MEALWATCH_HOME"]).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "mealwatch"
+
+
+def runs_root() -> Path:
+    """Where ``mealwatch train`` saves its runs: ``mealwatch_home() / "runs"``."""
+    return mealwatch_home() / "runs"
 
 
 class NoModelError(ValueError):
     """No trained model where one was expected; the message says how to get one (a ValueError, so the CLI prints it)."""
 
 
-def new_run_dir(root: str | Path = DEFAULT_ROOT) -> Path:
+def new_run_dir(root: str | Path | None = None) -> Path:
     """Create and return a new, empty run folder named after the current time (``runs/20250131-142530``)."""
-    root = Path(root)
+    root = Path(root) if root is not None else runs_root()
     root.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     for n in range(1000):
@@ -45,10 +58,20 @@ def latest_run(root: str | Path = DEFAULT_ROOT) -> Path:
     return max(runs, key=lambda p: ((p / "config.json").stat().st_mtime, p.name))
 
 
-def resolve_model(path: str | Path | None, root: str | Path = DEFAULT_ROOT) -> Path:
-    """The model folder to use: ``path`` (which must hold a saved classifier) or, if None, ``latest_run(root)``."""
+def resolve_model(path: str | Path | None, root: str | Path | None = None) -> Path:
+    """The model folder to use: ``path``; else ``$MEALWATCH_MODEL``; else the newest run under ``root``
+    (None: ``$MEALWATCH_HOME/runs``, then ``./runs``). Errors say how to get a model."""
+    if path is None and os.environ.get("MEALWATCH_MODEL"):
+        path = os.environ["MEALWATCH_MODEL"]
     if path is None:
-        return latest_run(root)
+        roots = [Path(root)] if root is not None else [runs_root(), Path(DEFAULT_ROOT)]
+        for folder in roots:
+            try:
+                return latest_run(folder)
+            except NoModelError:
+                continue
+        where = " or ".join(f"{r}/" for r in roots)
+        raise NoModelError(f"no trained model found in {where}: run `mealwatch train` first, or pass --model FOLDER")
     folder = Path(path)
     if not folder.is_dir():
         raise NoModelError(f"model folder {folder} does not exist: pass a folder written by `mealwatch train`")
@@ -58,55 +81,3 @@ def resolve_model(path: str | Path | None, root: str | Path = DEFAULT_ROOT) -> P
             "and model.safetensors): pass a folder written by `mealwatch train`"
         )
     return folder
-
-
-@dataclass
-class FinishedRun:
-    """What ``train_and_save`` produced: the saved folder, the training result and the held-out report."""
-
-    folder: Path
-    result: "TrainingResult"
-    report: "EvaluationReport"
-    report_split: str  # "test", or "validation" when there is no test split
-    splits: dict[str, "Dataset"]
-
-
-def load_training_data(
-    data: str | Path | None = None,
-    validation: str | Path | None = None,
-    test: str | Path | None = None,
-    **read_kwargs: Any,
-) -> dict[str, "Dataset"]:
-    """Train/validation(/test) datasets: ``data`` (None: the bundled complaints) split by ``read_splits``,
-    or, when ``validation`` is given, ``data`` as the training file and ``validation`` (and ``test``) as given."""
-    from .data import read_dataset, read_splits
-
-    if validation is None:
-        splits = read_splits(data, **read_kwargs)
-    else:
-        if data is None or Path(data).is_dir():
-            raise ValueError("with --validation, --data must be the training file (not a folder or the bundled data)")
-        train = read_dataset(data, **read_kwargs)
-        others = {**read_kwargs, "label_set": train.label_set, "multi_label": train.multi_label}
-        splits = {"train": train, "validation": read_dataset(validation, **others)}
-    if test is not None:
-        first = splits["train"]
-        splits["test"] = read_dataset(test, **{**read_kwargs, "label_set": first.label_set, "multi_label": first.multi_label})
-    return splits
-
-
-def train_and_save(
-    splits: dict[str, "Dataset"], args: "TrainingArguments", out: str | Path | None = None, progress: bool = True
-) -> FinishedRun:
-    """Fine-tune on the splits, save the model to ``out`` (None: a new folder under runs/) and write
-    its evaluation on the test split (validation if there is none) beside it."""
-    from .evaluation import write_report
-    from .training import evaluate_classifier, train
-
-    result = train(splits["train"], splits["validation"], args, progress=progress)
-    folder = Path(out) if out is not None else new_run_dir()
-    result.classifier.save(folder)
-    split = "test" if "test" in splits else "validation"
-    report = evaluate_classifier(result.classifier, splits[split])
-    write_report(report, folder, title=f"Evaluation on the {split} split")
-    return FinishedRun(folder, result, report, split, splits)

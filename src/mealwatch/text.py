@@ -96,3 +96,14 @@ def detect_script(text: str) -> str:
         return "mixed"
     words = {w.lower() for w in regex.findall(r"[\p{L}\p{M}]+", text)}
     return "latn-hi" if len(words & HINDI_MARKERS) >= 2 else "latn-en"
+
+
+def check_text(text: object, max_chars: int | None = None) -> str:
+    """``text`` if it is a non-empty string (of at most ``max_chars`` characters); ValueError saying what was expected."""
+    if not isinstance(text, str):
+        raise ValueError(f"the text must be a string, not {type(text).__name__}")
+    if not text.strip():
+        raise ValueError("the text is empty (or only whitespace): expected the complaint's words")
+    if max_chars is not None and len(text) > max_chars:
+        raise ValueError(f"the text is {len(text):,} characters long; the limit is {max_chars:,}: split it into shorter texts")
+    return text

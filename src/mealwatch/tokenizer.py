@@ -12,7 +12,6 @@ Normalisation follows the checkpoint's own settings (lowercase, strip accents) t
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,10 +136,3 @@ def _from_vocab(folder: Path) -> FastTokenizer:
     cls_id, sep_id = vocab["[CLS]"], vocab["[SEP]"]
     backend.post_processor = processors.BertProcessing(("[SEP]", sep_id), ("[CLS]", cls_id))
     return backend
-
-
-def copy_vocab(source: str | Path | None, directory: str | Path) -> None:
-    """Copy vocab.txt from a checkpoint folder, if it has one (lets Hugging Face tools read a saved model)."""
-    vocab = resolve(source) / "vocab.txt"
-    if vocab.is_file():
-        shutil.copyfile(vocab, Path(directory) / "vocab.txt")

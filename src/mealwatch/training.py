@@ -20,6 +20,9 @@ import torch
 from torch import Tensor, nn
 
 from .classifier import Classifier, ClassifierConfig
+from .decisions import as_targets
+from .evaluation import evaluate_pipeline
+from .pipeline import Pipeline
 from .adapt.recipe import read_adaptation
 from .adapt.vocabulary import freeze_pretrained_rows
 from .review import ReviewPolicy, choose_margin
@@ -85,15 +88,16 @@ class TrainingArguments:
 
 @dataclass
 class TrainingResult:
-    classifier: Classifier
+    pipeline: Pipeline
     history: list[dict[str, Any]]  # one entry per epoch: epoch, loss, validation macro-F1, learning rate
     best_epoch: int  # 1-based; its weights are the ones kept
     seconds: float
     validation_report: "EvaluationReport | None" = field(default=None)
 
 
-def build_classifier(labels: Sequence[str], multi_label: bool, args: TrainingArguments) -> Classifier:
-    """A classifier with a pre-trained (or, with ``pretrained=False``, randomly initialised) encoder."""
+def build_pipeline(labels: Sequence[str], multi_label: bool, args: TrainingArguments) -> Pipeline:
+    """An untrained pipeline: a pre-trained (or, with ``pretrained=False``, randomly initialised) encoder,
+    its tokenizer and a fresh head."""
     folder = resolve(args.encoder_path)
     if args.pretrained:
         encoder = Encoder.from_pretrained(folder)
@@ -105,7 +109,7 @@ def build_classifier(labels: Sequence[str], multi_label: bool, args: TrainingArg
         labels=list(labels), multi_label=multi_label, pooling=args.pooling, dropout=args.dropout,
         training=training, encoder=encoder.config, max_length=args.max_length,
     )  # fmt: skip
-    return Classifier(encoder, tokenizer, config)
+    return Pipeline(Classifier(encoder, config), tokenizer)
 
 
 def cpu_has_bf16() -> bool:
@@ -181,18 +185,16 @@ def tune_thresholds(probabilities: np.ndarray, targets: np.ndarray) -> list[floa
     return thresholds
 
 
-def validation_scores(model: Classifier, texts: list[str], targets: np.ndarray) -> tuple[float, list[float] | None]:
-    """Macro-F1 on validation (multi-label: with thresholds tuned there) and those thresholds."""
+def validation_scores(pipeline: Pipeline, texts: list[str], targets: np.ndarray) -> tuple[float, list[float] | None]:
+    """Macro-F1 on validation (multi-label: with thresholds tuned there, and set on the model) and those thresholds."""
     from sklearn.metrics import f1_score
 
-    probs = model.predict_probabilities(texts).numpy()  # (N, L)
+    probs = pipeline.probabilities(texts).numpy()  # (N, L)
     thresholds = None
-    if model.multi_label:
+    if pipeline.multi_label:
         thresholds = tune_thresholds(probs, targets)
-        model.config.thresholds = thresholds
-        predicted = model.decide(torch.from_numpy(probs)).numpy()
-    else:
-        predicted = probs.argmax(axis=1)
+        pipeline.config.thresholds = thresholds
+    predicted = as_targets(pipeline.decide(probs), pipeline.multi_label)
     return float(f1_score(targets, predicted, average="macro", zero_division=0)), thresholds
 
 
@@ -207,13 +209,11 @@ def freeze_word_embeddings(model: Classifier, encoder_path: str | None) -> None:
         freeze_pretrained_rows(word, keep)
 
 
-def review_policy_on(model: Classifier, texts: list[str], targets: np.ndarray) -> ReviewPolicy:
+def review_policy_on(pipeline: Pipeline, texts: list[str], targets: np.ndarray) -> ReviewPolicy:
     """The review policy whose close-call margin is chosen on these (validation) examples."""
-    probs = model.predict_probabilities(texts)  # (N, L)
-    decided = model.decide(probs).numpy()
-    decisions = decided if model.multi_label else decided.argmax(axis=1)
-    thresholds = (model.config.thresholds or [0.5] * len(model.labels)) if model.multi_label else None
-    return ReviewPolicy(margin=choose_margin(probs.numpy(), targets, decisions, thresholds))
+    probs = pipeline.probabilities(texts).numpy()  # (N, L)
+    decisions = as_targets(pipeline.decide(probs), pipeline.multi_label)
+    return ReviewPolicy(margin=choose_margin(probs, targets, decisions, pipeline.thresholds()))
 
 
 def train(
@@ -240,14 +240,15 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
     started = time.perf_counter()
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
-    model = build_classifier(train_set.label_set, train_set.multi_label, args)
+    pipeline = build_pipeline(train_set.label_set, train_set.multi_label, args)
+    model = pipeline.model
     if args.freeze_word_embeddings and args.pretrained:
         freeze_word_embeddings(model, args.encoder_path)
     bf16 = cpu_has_bf16() if args.bf16 is None else args.bf16
 
     targets = train_set.targets()
     y = torch.tensor(targets, dtype=torch.float32 if train_set.multi_label else torch.long)  # (N, L) or (N,)
-    batch = model.tokenizer(list(train_set.texts), max_length=args.max_length)
+    batch = pipeline.tokenize(list(train_set.texts))
     lengths = batch.attention_mask.sum(dim=1)  # (N,)
     loss_fn = loss_function(targets, train_set.multi_label, len(train_set.label_set), args.class_weights)
     steps_per_epoch = math.ceil(len(y) / args.batch_size)
@@ -276,7 +277,7 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
             scheduler.step()
             total, seen = total + loss.item() * len(idx), seen + len(idx)
             bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
-        f1, thresholds = validation_scores(model, list(validation_set.texts), validation_targets)
+        f1, thresholds = validation_scores(pipeline, list(validation_set.texts), validation_targets)
         history.append({"epoch": epoch, "loss": total / seen, "validation_macro_f1": f1,
                         "learning_rate": scheduler.get_last_lr()[0]})  # fmt: skip
         improved = f1 > best_f1
@@ -293,9 +294,9 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
     model.load_state_dict(best_state)
     model.config.thresholds = best_thresholds
     model.eval()
-    model.config.review = review_policy_on(model, list(validation_set.texts), validation_targets).to_dict()
-    report = evaluate_classifier(model, validation_set, bootstrap=0)  # the interval belongs to the test report
-    return TrainingResult(model, history, best_epoch, time.perf_counter() - started, report)
+    model.config.review = review_policy_on(pipeline, list(validation_set.texts), validation_targets).to_dict()
+    report = evaluate_pipeline(pipeline, validation_set, bootstrap=0)  # the interval belongs to the test report
+    return TrainingResult(pipeline, history, best_epoch, time.perf_counter() - started, report)
 
 
 def _check_compatible(train_set: LabelledTexts, validation_set: LabelledTexts) -> None:
@@ -306,16 +307,3 @@ def _check_compatible(train_set: LabelledTexts, validation_set: LabelledTexts) -
             f"the validation data's labels {list(validation_set.label_set)} (multi-label: {validation_set.multi_label}) "
             f"differ from the training data's {list(train_set.label_set)} (multi-label: {train_set.multi_label})"
         )
-
-
-def evaluate_classifier(model: Classifier, dataset: LabelledTexts, bootstrap: int = 1000) -> "EvaluationReport":
-    """The classifier's evaluation report on a labelled dataset (labels in the model's order)."""
-    from .evaluation import evaluate_predictions
-
-    if list(dataset.label_set) != model.labels:
-        raise ValueError(f"the data's labels {list(dataset.label_set)} differ from the model's {model.labels}")
-    decided = model.decide(model.predict_probabilities(list(dataset.texts))).numpy()  # (N, L)
-    predicted = decided if model.multi_label else decided.argmax(axis=1)
-    return evaluate_predictions(
-        dataset.targets(), predicted, model.labels, model.multi_label, bootstrap=bootstrap, scripts=dataset.scripts()
-    )

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from ..classifier import write_atomically
+from ..atomic import write_folder_atomically
 from ..tokenizer import Tokenizer
 from ..transformer import Encoder
 from ..transformer.checkpoint import resolve
@@ -87,7 +87,7 @@ def adapt_encoder(
         tokenizer.save(staging)
         (staging / ADAPT_FILE).write_text(json.dumps(record, indent=2, ensure_ascii=False), encoding="utf-8")
 
-    write_atomically(Path(out), write, replaceable=lambda p: (p / ADAPT_FILE).is_file())
+    write_folder_atomically(Path(out), write, replaceable=lambda p: (p / ADAPT_FILE).is_file())
     return Path(out)
 
 

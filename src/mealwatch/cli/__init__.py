@@ -44,13 +44,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def user_errors() -> tuple[type[BaseException], ...]:
+    """The errors that describe the user's input or files (each names what is wrong); anything else is a bug
+    and keeps its traceback."""
+    from mealwatch.data import DataError
+    from mealwatch.log import StoreError
+    from mealwatch.runs import NoModelError
+    from mealwatch.textfile import TextFileError
+    from mealwatch.transformer import CheckpointError
+
+    return (UserError, FileNotFoundError, DataError, CheckpointError, NoModelError, TextFileError, StoreError)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``mealwatch`` console script."""
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (UserError, FileNotFoundError, ValueError) as e:
-        # ValueError covers CheckpointError and the data readers' errors, which name file and line
+    except Exception as e:
+        if not isinstance(e, user_errors()):
+            raise
         print(f"mealwatch {args.command}: error: {e}", file=sys.stderr)
         return 2
 

@@ -61,18 +61,24 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--head needs --layer (heads are numbered within a layer)")
     check_outputs(args)
 
-    from mealwatch.explain import explain, focus, save_grid, save_head, word_attention, write_page
-    from mealwatch.explain.models import load_model
+    from mealwatch.explain import explain, focus, save_grid, save_head, write_page
+    from mealwatch.pipeline import Pipeline, open_model
     from mealwatch.explain.terminal import print_focus, print_summary
     from mealwatch.explain.word_attention import check_layer_head
 
-    model = load_model(args.model)
-    wa = word_attention(model.encoder, model.tokenizer, args.text, not args.no_special, model.max_length)
-    check_layer_head(wa.layers, wa.heads, args.layer, args.head)
+    model = open_model(args.model)
+    wa = model.word_attention(args.text, not args.no_special)
+    try:
+        check_layer_head(wa.layers, wa.heads, args.layer, args.head)
+    except ValueError as e:
+        raise UserError(str(e)) from None
     candidates = [c for c in args.candidates.split(",") if c.strip()] if args.candidates else None
     if candidates and not args.word:
         raise UserError("--candidates compares words for --word: give --word too")
-    report = focus(wa, args.word, candidates, layer=args.layer, head=args.head) if args.word else None
+    try:
+        report = focus(wa, args.word, candidates, layer=args.layer, head=args.head) if args.word else None
+    except ValueError as e:  # a --word or --candidates that is not a word of the text
+        raise UserError(str(e)) from None
 
     for path in (args.png, args.svg):
         if path is None:
@@ -83,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             save_head(wa, path, args.layer, args.head)
         print(f"wrote {path}", file=sys.stderr)
     if args.html:
-        explanation = explain(model.classifier, args.text, steps=args.steps) if model.classifier else None
+        explanation = explain(model, args.text, steps=args.steps) if isinstance(model, Pipeline) else None
         initial = {}
         if args.layer is not None:
             initial["layer"] = args.layer

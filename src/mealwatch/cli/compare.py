@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out and args.out.suffix.lower() != ".md":
         raise UserError(f"--out {args.out}: expected a file ending in .md")
 
+    from mealwatch.atomic import write_text_atomically
     from mealwatch.baselines import compare, format_table
     from mealwatch.data import read_splits
 
@@ -56,17 +57,6 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         source = args.data if args.data else "the bundled complaints (data/complaints)"
         text = f"# Comparison on {source}\n\nSplits: {sizes}; seed {args.seed}.\n\n{table}\n"
-        _write_text_atomic(args.out, text)
+        write_text_atomically(args.out, text)
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(temp, path)

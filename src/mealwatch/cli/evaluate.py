@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="precision, recall and F1 of a trained model on a labelled file",
         description="Predict the labels of a labelled CSV/JSONL file and compare them with the truth.",
     )
-    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: the latest in runs/)")
+    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)")
     p.add_argument("--data", type=Path, required=True, help="a labelled .csv or .jsonl file")
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
     p.add_argument("--labels-column", default="labels", help="column/field holding the labels (default: labels)")
@@ -21,19 +21,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mealwatch.classifier import Classifier
     from mealwatch.data import read_dataset
-    from mealwatch.evaluation import format_report
+    from mealwatch.evaluation import evaluate_pipeline, format_report
+    from mealwatch.pipeline import Pipeline
     from mealwatch.runs import resolve_model
-    from mealwatch.training import evaluate_classifier
 
     folder = resolve_model(args.model)
-    classifier = Classifier.load(folder)
+    pipeline = Pipeline.from_folder(folder)
     dataset = read_dataset(
         args.data, text_column=args.text_column, labels_column=args.labels_column,
-        label_set=classifier.labels, multi_label=classifier.multi_label,
+        label_set=pipeline.labels, multi_label=pipeline.multi_label,
     )  # fmt: skip
-    report = evaluate_classifier(classifier, dataset)
+    report = evaluate_pipeline(pipeline, dataset)
     if args.json:
         print(json.dumps({"model": str(folder), "data": str(args.data), **report.to_dict()}))
     else:

@@ -33,15 +33,14 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("TEXT is empty: give a complaint to explain")
     check_outputs(args)
 
-    from mealwatch.explain import explain, word_attention, write_page
-    from mealwatch.explain.models import load_classifier
+    from mealwatch.explain import explain, write_page
     from mealwatch.explain.terminal import print_explanation
+    from mealwatch.pipeline import Pipeline
 
-    classifier = load_classifier(args.model)
-    explanation = explain(classifier, args.text, steps=args.steps)
+    pipeline = Pipeline.load(args.model)
+    explanation = explain(pipeline, args.text, steps=args.steps)
     if args.html:
-        wa = word_attention(classifier.encoder, classifier.tokenizer, args.text, max_length=classifier.config.max_length)
-        write_page(args.html, wa, explanation, model=f"classifier {args.model or 'latest run'}")
+        write_page(args.html, pipeline.word_attention(args.text), explanation, model=pipeline.name)
         print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
         print(json.dumps(explanation.to_dict(), ensure_ascii=False))

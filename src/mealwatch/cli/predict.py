@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 from collections.abc import Sequence
@@ -11,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mealwatch.classifier import Prediction
+    from mealwatch.pipeline import Prediction
 
 FORMATS = ("jsonl", "csv")
 
@@ -24,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "whose probability reaches its tuned threshold, or the most probable one if none does.",
     )
     p.add_argument("texts", nargs="*", metavar="TEXT", help="complaint texts (or use --input)")
-    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: the latest in runs/)")
+    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)")
     p.add_argument("--input", type=Path, help="a .csv or .jsonl file (with a text column/field) or a .txt file, "
                    "one text per line")  # fmt: skip
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
@@ -44,22 +42,21 @@ def run(args: argparse.Namespace) -> int:
     output_format = args.format or _format_of(args.output)
     texts = texts_from_args(args)
 
-    from mealwatch.classifier import Classifier
-    from mealwatch.runs import resolve_model
+    from mealwatch.pipeline import Pipeline
 
-    classifier = Classifier.load(resolve_model(args.model))
-    predictions = classifier.predict(texts, batch_size=args.batch_size)
+    pipeline = Pipeline.load(args.model)
+    predictions = pipeline.predict(texts, batch_size=args.batch_size)
     cut = [i for i, p in enumerate(predictions, start=1) if p.truncated]
     if cut:
         shown = ", ".join(map(str, cut[:10])) + (f" and {len(cut) - 10} more" if len(cut) > 10 else "")
-        print(f"note: {len(cut)} text(s) are longer than {classifier.config.max_length} word pieces; only their start "
+        print(f"note: {len(cut)} text(s) are longer than {pipeline.max_length} word pieces; only their start "
               f"was read (text number {shown}; marked truncated in the output)", file=sys.stderr)  # fmt: skip
     review = [i for i, p in enumerate(predictions, start=1) if p.needs_review]
     if review:
         shown = ", ".join(map(str, review[:10])) + (f" and {len(review) - 10} more" if len(review) > 10 else "")
         print(f"note: {len(review)} text(s) need a person's review: their labels are not reliable (text number "
               f"{shown}; needs_review and review_reason in the output say why)", file=sys.stderr)  # fmt: skip
-    content = format_predictions(predictions, classifier.labels, output_format)
+    content = format_predictions(predictions, pipeline.labels, output_format)
     if args.output is None:
         sys.stdout.write(content)
     else:
@@ -75,16 +72,13 @@ def _format_of(output: Path | None) -> str:
 
 
 def format_predictions(predictions: Sequence["Prediction"], labels: Sequence[str], output_format: str) -> str:
-    """JSONL (one object per text) or CSV (text, labels joined by ';', urgency, truncated, needs_review,
-    review_reason, one p_<label> column per label)."""
+    """JSONL (one object per text) or CSV (``csvfile.write_csv``: text, labels, urgency, truncated, needs_review,
+    review_reasons, one p_<label> column per label)."""
+    from mealwatch.csvfile import write_csv
+
     if output_format == "jsonl":
         return "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["text", "labels", "urgency", "truncated", "needs_review", "review_reason",
-                     *(f"p_{label}" for label in labels)])  # fmt: skip
-    for p in predictions:
-        probabilities = (f"{p.probabilities[label]:.4f}" for label in labels)
-        writer.writerow([p.text, ";".join(p.labels), p.urgency, str(p.truncated).lower(), str(p.needs_review).lower(),
-                         "; ".join(p.review_reasons), *probabilities])  # fmt: skip
-    return buffer.getvalue()
+    header = ["text", "labels", "urgency", "truncated", "needs_review", "review_reasons", *(f"p_{label}" for label in labels)]
+    rows = ([p.text, p.labels, p.urgency, p.truncated, p.needs_review, p.review_reasons,
+             *(p.probabilities[label] for label in labels)] for p in predictions)  # fmt: skip
+    return write_csv(header, rows)

@@ -13,12 +13,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "serve",
         help="the triage web page and HTTP API, with a log of saved complaints",
         description="Serve the classifier over HTTP: a page at /, the API under /api (documented at /docs), "
-        "and a SQLite log of the complaints saved.",
+        "and a log of the complaints saved (a SQLite file, or a PostgreSQL database shared by several servers).",
     )
     p.add_argument("--model", help="a model folder written by `mealwatch train` (default: the latest run in runs/)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
-    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the complaint log, a SQLite file (default: {DEFAULT_DB})")
+    p.add_argument(
+        "--db",
+        default=str(DEFAULT_DB),
+        help="the complaint log: a SQLite file, created when missing, or a PostgreSQL URL "
+        f"(postgresql://user:password@host:5432/dbname; the database must exist) (default: {DEFAULT_DB})",
+    )
     p.add_argument("--max-batch", type=int, default=32, help="most texts run through the model at once (default: 32)")
     p.set_defaults(func=run)
 
@@ -47,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from mealwatch.log import redact
     from mealwatch.runs import resolve_model
     from mealwatch.serve import create_app
 
@@ -54,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(model_dir, args.db, max_batch=args.max_batch)
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version})")
-    print(f"complaint log: {args.db} ({service.store.count()} complaints, schema version {service.store.schema_version})")
+    print(f"complaint log: {redact(args.db)} ({service.store.count()} complaints, schema version {service.store.schema_version})")
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mealwatch.runs import FinishedRun
+    from mealwatch.jobs import FinishedRun
 
 N_EXAMPLES = 5
 
@@ -17,7 +17,7 @@ N_EXAMPLES = 5
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
-        help="fine-tune the classifier (default: the bundled complaints) and save it under runs/",
+        help="fine-tune the classifier (default: the bundled complaints) and save it as a new run",
         description="Fine-tune the BERT encoder with a classification head, pick the best epoch on the validation "
         "split, save the model and report its metrics on the test split.",
     )
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(split 70/15/15); default: the bundled complaints")  # fmt: skip
     p.add_argument("--validation", type=Path, help="a separate validation file (then --data is the training file)")
     p.add_argument("--test", type=Path, help="a separate test file")
-    p.add_argument("--out", type=Path, help="folder to save the model in (default: a new folder under runs/)")
+    p.add_argument("--out", type=Path, help="folder to save the model in (default: a new folder under $MEALWATCH_HOME/runs/, i.e. ~/.local/share/mealwatch/runs/)")
     p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--batch-size", type=int, help="texts per step (default: 16)")
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.encoder is not None and not args.encoder.is_dir():
         raise UserError(f"--encoder {args.encoder}: not a folder; expected a BERT checkpoint folder")
 
-    from mealwatch.runs import load_training_data, train_and_save
+    from mealwatch.jobs import load_training_data, train_and_save
     from mealwatch.training import TrainingArguments
 
     chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr,
@@ -110,7 +110,7 @@ def describe_result(finished: "FinishedRun") -> str:
         f"== Example predictions ({finished.report_split} split) ==",
     ]
     examples = pick_examples(finished.splits[finished.report_split].examples, N_EXAMPLES)
-    for example, prediction in zip(examples, result.classifier.predict([e.text for e in examples])):
+    for example, prediction in zip(examples, result.pipeline.predict([e.text for e in examples])):
         mark = "correct" if set(prediction.labels) == set(example.labels) else "differs"
         chances = ", ".join(f"{label} {prediction.probabilities[label]:.2f}" for label in prediction.labels)
         lines.append(textwrap.fill(example.text, width=100, initial_indent="  \u2022 ", subsequent_indent="    "))

@@ -21,13 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import torch
-
-from .attributions import frozen_weights, integrated_gradients, label_targets, pad_baseline, rollout_importance
-from .word_attention import check_text, word_units
+from .methods import attribute
+from ..text import check_text
 
 if TYPE_CHECKING:
-    from ..classifier import Classifier
+    from ..pipeline import Pipeline
 
 BASELINE = "[PAD] embedding at every word piece; [CLS], [SEP], positions and segments kept"
 
@@ -76,64 +74,37 @@ class Explanation:
         }
 
 
-def explain_batch(
-    classifier: "Classifier", texts: Sequence[str], steps: int = 50, batch_size: int = 32
-) -> list[Explanation]:
+def explain_batch(pipeline: "Pipeline", texts: Sequence[str], steps: int = 50) -> list[Explanation]:
     """Explanations for several texts, run as one padded batch (same result as one at a time)."""
     for text in texts:
         check_text(text)
     texts = list(texts)
-    classifier.eval()
-    predictions = classifier.predict(texts)
-    batch = classifier.tokenizer(texts, max_length=classifier.config.max_length)
-    for text, words in zip(texts, batch.words):
-        if not words:
-            raise ValueError(f"the text {text!r} has no words the tokenizer can read")
-    mask, types = batch.attention_mask, batch.token_type_ids  # (B, T)
-    inputs, baseline = pad_baseline(
-        classifier.encoder.embeddings.word, batch.input_ids, batch.word_ids, classifier.tokenizer.pad_token_id
-    )  # (B, T, H) each
-    targets = label_targets([p.labels for p in predictions], classifier.labels)  # (B, K)
-
-    def forward(embeds: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-        logits = classifier(inputs_embeds=embeds, attention_mask=mask[rows], token_type_ids=types[rows]).logits
-        return classifier.probabilities(logits)  # (n, L)
-
-    with frozen_weights(classifier):
-        ig = integrated_gradients(forward, inputs, baseline, targets, steps=steps, batch_size=batch_size)
-    with torch.no_grad():
-        attentions = classifier.encoder(**batch.model_inputs(), output_attentions=True).attentions
-    stacked = torch.stack(attentions, dim=1).float()  # (B, layers, heads, T, T)
-
+    predictions = pipeline.predict(texts)
+    labels = [p.labels for p in predictions]
+    ig = attribute(pipeline, texts, labels, "ig", steps)
+    shares = attribute(pipeline, texts, labels, "rollout")
     explanations = []
-    for i, (text, prediction) in enumerate(zip(texts, predictions)):
-        n = len(batch.tokens[i])
-        units = [u for u in word_units(batch.word_ids[i]) if batch.word_ids[i][u[0]] is not None]
-        shares = rollout_importance(stacked[i, :, :, :n, :n], classifier.config.pooling)  # (n,)
-        per_label = {}
-        for k, label in enumerate(prediction.labels):
-            per_token = ig.attributions[i, k, :n]  # (n,)
-            per_label[label] = [float(per_token[u].sum()) for u in units]
-        rollout = [float(shares[u].sum()) for u in units]
+    for text, prediction, g, r in zip(texts, predictions, ig, shares):
+        rollout = r.scores[prediction.labels[0]]
         explanations.append(
             Explanation(
                 text=text,
-                words=list(batch.words[i]),
+                words=list(g.words),
                 predicted=list(prediction.labels),
                 probabilities=dict(prediction.probabilities),
-                attributions=per_label,
-                baseline_probabilities={l: float(ig.baseline_output[i, k]) for k, l in enumerate(prediction.labels)},
-                delta={l: float(ig.delta[i, k]) for k, l in enumerate(prediction.labels)},
+                attributions=g.scores,
+                baseline_probabilities=dict(g.baseline_output or {}),
+                delta=dict(g.delta or {}),
                 rollout=rollout,
                 rollout_special=float(1.0 - sum(rollout)),
-                rollout_row="[CLS]" if classifier.config.pooling == "cls" else "mean of all token rows",
+                rollout_row="[CLS]" if pipeline.config.pooling == "cls" else "mean of all token rows",
                 steps=steps,
-                truncated=batch.truncated[i],
+                truncated=g.truncated,
             )
         )
     return explanations
 
 
-def explain(classifier: "Classifier", text: str, steps: int = 50) -> Explanation:
+def explain(pipeline: "Pipeline", text: str, steps: int = 50) -> Explanation:
     """Integrated gradients (per word, per predicted label) and attention rollout for one text."""
-    return explain_batch(classifier, [text], steps)[0]
+    return explain_batch(pipeline, [text], steps)[0]

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import Tensor
 
+from ..text import check_text
+
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
     from ..transformer import Encoder
@@ -78,7 +80,7 @@ def rounded(tensor: Tensor, decimals: int = 4) -> list:
 def check_layer_head(layers: int, heads: int, layer: int | None, head: int | None) -> None:
     """Raise ValueError naming the valid range when ``layer`` or ``head`` does not exist."""
     if head is not None and layer is None:
-        raise ValueError("a head needs a layer: give --layer too")
+        raise ValueError("a head needs a layer: give the layer too")
     if layer is not None and not 0 <= layer < layers:
         raise ValueError(f"layer {layer} is out of range: this model has {layers} layers, numbered 0 to {layers - 1}")
     if head is not None and not 0 <= head < heads:
@@ -123,12 +125,6 @@ def drop_special(attention: Tensor, special: Sequence[bool]) -> Tensor:
     keep = torch.tensor([not s for s in special], dtype=torch.bool, device=attention.device)
     kept = attention[..., keep, :][..., keep]  # (..., W', W')
     return kept / kept.sum(dim=-1, keepdim=True).clamp(min=1e-12)  # (..., W', W')
-
-
-def check_text(text: str) -> None:
-    """Raise ValueError for a text with nothing to look at."""
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("the text is empty: give a sentence to look at, e.g. \"The dal was cold.\"")
 
 
 @torch.inference_mode()

@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from .app import STATIC, Service, router
 from .errors import install as install_error_handlers
 from .predictor import Predictor
-from .store import ComplaintStore, StoreError
+from ..log import ComplaintLog, StoreError, open_log
 
 DEFAULT_DB = Path("runs") / "complaints.db"
 
@@ -26,7 +26,7 @@ def create_app(
     max_batch: int = 32,
     predictor: Predictor | None = None,
 ) -> FastAPI:
-    """The service for the model in ``model_dir`` (None: the latest run) and the log in ``db_path``.
+    """The service for the model in ``model_dir`` (None: the latest run) and the log at ``db_path`` (see ``open_log``).
 
     ``predictor`` replaces loading a model (a test may share one between apps).
     """
@@ -35,7 +35,7 @@ def create_app(
         from ..runs import resolve_model
 
         predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch)
-    store = ComplaintStore(db_path)
+    store = open_log(db_path)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -57,4 +57,4 @@ def create_app(
     return app
 
 
-__all__ = ["ComplaintStore", "DEFAULT_DB", "Predictor", "StoreError", "create_app"]
+__all__ = ["ComplaintLog", "DEFAULT_DB", "Predictor", "StoreError", "create_app"]

@@ -1,7 +1,7 @@
 """The routes: classification, attention, the complaint log, its CSV export and daily counts, and the page.
 
 Handlers are plain functions (FastAPI runs them on its thread pool); the model work goes
-through the ``Predictor`` (one worker, batched) and the log through the ``ComplaintStore``.
+through the ``Predictor`` (one worker, batched) and the log through the ``ComplaintLog`` (mealwatch.log).
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
+from ..explain.word_attention import check_layer_head
 from ..labels import DEFINITIONS, urgency
 from . import csv_io
 from .errors import ApiError
@@ -30,9 +31,9 @@ from .schemas import (
     StatusChange,
     Status,
     Urgency,
-    check_text,
+    check_complaint_text,
 )
-from .store import ComplaintStore, Filters, NewComplaint, TransitionError, day_range
+from ..log import ComplaintLog, Filters, NewComplaint, TransitionError, day_range
 
 STATIC = Path(__file__).parent / "static"
 MAX_STATS_DAYS = 3660
@@ -41,7 +42,7 @@ MAX_STATS_DAYS = 3660
 @dataclass
 class Service:
     predictor: Predictor
-    store: ComplaintStore
+    store: ComplaintLog
 
 
 def service(request: Request) -> Service:
@@ -77,7 +78,8 @@ def classify_and_save(svc: Service, pairs: list[tuple[str, str | None]], save: b
     if save:
         ids = svc.store.add_many(
             [
-                NewComplaint(c.prediction.text, c.prediction.labels, c.prediction.probabilities, c.prediction.urgency,
+                # a model of another label set has no urgency: the log ranks its complaints with the low ones
+                NewComplaint(c.prediction.text, c.prediction.labels, c.prediction.probabilities, c.prediction.urgency or "low",
                              version, school, c.prediction.review_reasons)  # fmt: skip
                 for c, (_, school) in zip(classified, pairs)
             ]
@@ -104,6 +106,7 @@ def classify_csv(
     file: Annotated[UploadFile, File(description="CSV, UTF-8, with a 'text' column and optionally 'school'")],
     save: Annotated[bool, Form(description="add every complaint to the log")] = False,
     format: Annotated[Literal["json", "csv"], Query(description="answer as JSON or as a CSV download")] = "json",
+    with_csv: Annotated[bool, Query(description="JSON answer only: add the CSV download's text as 'csv'")] = False,
 ) -> Any:
     """Classify every row of an uploaded CSV file; the whole file is refused when any row cannot be read."""
     name = file.filename or "the upload"
@@ -114,25 +117,30 @@ def classify_csv(
     results = classify_and_save(svc, [(r.text, r.school) for r in rows], save, "none", 0)
     for r, row in zip(results, rows):
         r["line"] = row.line
+    text = csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results) if format == "csv" or with_csv else None
     if format == "csv":
-        text = csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results)
-        stem = Path(name).stem or "complaints"
-        headers = {"Content-Disposition": f'attachment; filename="{stem}-classified.csv"'}
+        headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
         return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
-    return {"count": len(results), "results": results}
+    return {"count": len(results), "results": results, "csv": text}
+
+
+def attachment(filename: str) -> str:
+    """A Content-Disposition value for any file name: an ASCII fallback, and the UTF-8 name (RFC 6266/5987)."""
+    from urllib.parse import quote
+
+    ascii_name = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in filename)
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
 @router.post("/api/attention", tags=["explain"])
 def attention(body: AttentionRequest, svc: Svc) -> dict:
     """Attention merged to words: ``attention[layer][head][query word][key word]`` (rows sum to 1)."""
-    config = svc.predictor.classifier.encoder.config
+    config = svc.predictor.pipeline.encoder.config
     layers, heads = config.num_hidden_layers, config.num_attention_heads
-    if body.head is not None and body.layer is None:
-        raise ApiError(422, "a head needs a layer: give 'layer' too")
-    if body.layer is not None and not 0 <= body.layer < layers:
-        raise ApiError(422, f"layer {body.layer} does not exist: this model has layers 0 to {layers - 1}")
-    if body.head is not None and not 0 <= body.head < heads:
-        raise ApiError(422, f"head {body.head} does not exist: each layer has heads 0 to {heads - 1}")
+    try:
+        check_layer_head(layers, heads, body.layer, body.head)
+    except ValueError as e:
+        raise ApiError(422, str(e)) from None
     wa = svc.predictor.attention(body.text, body.include_special)
     layer_ids = list(range(layers)) if body.layer is None else [body.layer]
     head_ids = list(range(heads)) if body.head is None else [body.head]
@@ -271,8 +279,9 @@ def health(svc: Svc) -> dict:
 @router.get("/api/labels", tags=["service"])
 def labels(svc: Svc) -> list[dict]:
     """The model's labels, each with its definition and the urgency it gives a complaint on its own."""
+    graded = svc.predictor.pipeline.has_urgency
     return [
-        {"label": label, "definition": DEFINITIONS.get(label, ""), "urgency": urgency([label])}
+        {"label": label, "definition": DEFINITIONS.get(label, ""), "urgency": urgency([label]) if graded else None}
         for label in svc.predictor.labels
     ]
 
@@ -295,7 +304,7 @@ def attention_page(
     from ..explain import render_page
 
     try:
-        check_text(text)
+        check_complaint_text(text)
     except ValueError as e:
         raise ApiError(422, f"query parameter 'text': {e}") from None
     wa = svc.predictor.attention(text)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..textfile import NotUtf8Error, decode_utf8
-from .schemas import MAX_CSV_BYTES, MAX_CSV_ROWS, check_school, check_text
+from ..csvfile import write_csv
+from .schemas import MAX_CSV_BYTES, MAX_CSV_ROWS, check_complaint_text, check_school
 
 #: columns of a result or log export, before one p_<label> column per label
 RESULT_COLUMNS = ("line", "id", "text", "school", "labels", "urgency", "needs_review", "review_reasons")
@@ -70,7 +71,7 @@ def read_upload(data: bytes, filename: str = "the upload") -> list[UploadedRow]:
                 continue
             cells += [""] * (len(header) - len(cells))
             try:
-                text = check_text(cells[text_at])
+                text = check_complaint_text(cells[text_at])
                 school = check_school(cells[school_at]) if school_at is not None else None
             except ValueError as e:
                 problems.append(f"line {line}: {e}")
@@ -100,22 +101,7 @@ def probability_columns(labels: Sequence[str], rows: Iterable[dict[str, Any]]) -
 
 
 def write_rows(columns: Sequence[str], labels: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
-    """CSV text: ``columns`` (labels joined by ';'), then ``p_<label>`` for each label (empty when unknown)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*columns, *(f"p_{label}" for label in labels)])
-    for row in rows:
-        values = []
-        for c in columns:
-            v = row.get(c)
-            if c == "labels":
-                v = ";".join(v)
-            elif c == "review_reasons":
-                v = " | ".join(v or [])
-            elif isinstance(v, bool):
-                v = str(v).lower()
-            values.append("" if v is None else v)
-        probs = row["probabilities"]
-        values += [f"{probs[label]:.6f}" if label in probs else "" for label in labels]
-        writer.writerow(values)
-    return out.getvalue()
+    """CSV text (``csvfile.write_csv``): ``columns``, then ``p_<label>`` for each label (empty when unknown)."""
+    header = [*columns, *(f"p_{label}" for label in labels)]
+    values = ([row.get(c) for c in columns] + [row["probabilities"].get(label) for label in labels] for row in rows)
+    return write_csv(header, values)

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..text import check_text
+
 #: the longest complaint text accepted, in characters
 MAX_TEXT_CHARS = 5000
 #: the most texts in one batch request
@@ -29,15 +31,9 @@ Status = Literal["new", "in_progress", "resolved"]
 Urgency = Literal["high", "medium", "low"]
 
 
-def check_text(text: str) -> str:
-    """The text itself if it is a complaint we can classify; ValueError saying what was expected otherwise."""
-    if not text.strip():
-        raise ValueError("the text is empty (or only whitespace): expected the complaint's words")
-    if len(text) > MAX_TEXT_CHARS:
-        raise ValueError(
-            f"the text is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}: split it into shorter complaints"
-        )
-    return text
+def check_complaint_text(text: str) -> str:
+    """The text itself if it is a complaint we can classify (``text.check_text`` with the service's limit)."""
+    return check_text(text, MAX_TEXT_CHARS)
 
 
 def check_school(school: str | None) -> str | None:
@@ -66,7 +62,7 @@ class ClassifyRequest(_Request):
     )
     steps: int = Field(50, ge=1, le=MAX_IG_STEPS, description="integrated-gradients steps (with explain='ig')")
 
-    _text = field_validator("text")(check_text)
+    _text = field_validator("text")(check_complaint_text)
     _school = field_validator("school")(check_school)
 
 
@@ -74,7 +70,7 @@ class BatchItem(_Request):
     text: str
     school: str | None = None
 
-    _text = field_validator("text")(check_text)
+    _text = field_validator("text")(check_complaint_text)
     _school = field_validator("school")(check_school)
 
 
@@ -94,7 +90,7 @@ class BatchRequest(_Request):
             return None
         for i, text in enumerate(texts):
             try:
-                check_text(text)
+                check_complaint_text(text)
             except ValueError as e:
                 raise ValueError(f"texts[{i}]: {e}") from None
         return texts
@@ -123,7 +119,7 @@ class AttentionRequest(_Request):
     head: int | None = Field(None, description="only this head of the layer (from 0); needs layer")
     include_special: bool = Field(True, description="show [CLS] and [SEP] as words (else rows are rescaled)")
 
-    _text = field_validator("text")(check_text)
+    _text = field_validator("text")(check_complaint_text)
 
 
 class StatusChange(_Request):
@@ -135,7 +131,7 @@ class ClassifyResult(BaseModel):
     school: str | None = None
     labels: list[str]
     probabilities: dict[str, float]
-    urgency: Urgency
+    urgency: Urgency | None = Field(description="high, medium or low; null for a model whose labels are not the complaint labels")
     truncated: bool = Field(False, description="true when the text was longer than the model reads; it was judged on its start")
     needs_review: bool = Field(False, description="true when the labels should not be trusted without a person's check")
     review_reasons: list[str] = Field(default_factory=list, description="why it needs review (empty when it does not)")
@@ -156,6 +152,7 @@ class CsvResultRow(ClassifyResult):
 class CsvResult(BaseModel):
     count: int
     results: list[CsvResultRow]
+    csv: str | None = Field(None, description="the results as the CSV download writes them (with with_csv=true)")
 
 
 class Complaint(BaseModel):
@@ -179,7 +176,3 @@ class ComplaintPage(BaseModel):
     limit: int
     offset: int
     items: list[Complaint]
-
-
-class ErrorBody(BaseModel):
-    error: str = Field(description="what was wrong and what was expected")

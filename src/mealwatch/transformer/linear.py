@@ -13,6 +13,9 @@ So fp32 CPU products go through oneDNN whenever W and b need no gradient: at inf
 when only the input needs one (explanations differentiate the output by the word embeddings of
 a frozen model). Everything else — training, autocast, other dtypes or devices — goes through
 ``torch.nn.functional.linear``.
+The private op is never trusted blindly: on first use ``onednn_available`` probes it once —
+it must exist, run, agree with ``F.linear`` to fp32 rounding and be faster on this machine's
+encoder-sized products — and any error, mismatch or loss switches the path off for the process.
 ``benchmarks/encoder_speed.py`` times both kernels side by side; ``use_onednn(False)``
 switches the oneDNN path off.
 """
@@ -26,8 +29,40 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.autograd.function import once_differentiable
 
-_ONEDNN_AVAILABLE = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_linear_pointwise")
 _enabled = True
+_probed: bool | None = None  # the probe's verdict, once made
+
+
+def onednn_available() -> bool:
+    """Whether the oneDNN product exists, agrees with ``F.linear`` and is faster here (probed once)."""
+    global _probed
+    if _probed is None:
+        _probed = _probe()
+    return _probed
+
+
+def _probe(repeats: int = 5) -> bool:
+    import time
+
+    try:
+        if not torch.backends.mkldnn.is_available():
+            return False
+        generator = torch.Generator().manual_seed(0)
+        x = torch.randn(64, 384, generator=generator)  # an encoder-sized product: 64 tokens, hidden 384 -> 1536
+        w, b = torch.randn(1536, 384, generator=generator), torch.randn(1536, generator=generator)
+        with torch.no_grad():
+            reference = F.linear(x, w, b)
+            if not torch.allclose(_onednn_linear(x, w, b), reference, rtol=1e-4, atol=1e-3):
+                return False
+            timings = {}
+            for name, fn in (("onednn", _onednn_linear), ("default", F.linear)) * 2:  # alternate, keep the best
+                started = time.perf_counter()
+                for _ in range(repeats):
+                    fn(x, w, b)
+                timings[name] = min(timings.get(name, float("inf")), time.perf_counter() - started)
+        return timings["onednn"] < 0.9 * timings["default"]
+    except Exception:  # noqa: BLE001 - a missing or broken private op means: do not use it
+        return False
 
 
 @contextmanager
@@ -45,12 +80,12 @@ def onednn_applies(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> boo
     """True when ``x Wᵀ + b`` can run on oneDNN: fp32 CPU tensors, no autocast, no gradient for W or b."""
     return (
         _enabled
-        and _ONEDNN_AVAILABLE
         and x.device.type == "cpu"
         and x.dtype == torch.float32
         and weight.dtype == torch.float32
         and not (torch.is_grad_enabled() and (weight.requires_grad or (bias is not None and bias.requires_grad)))
         and not torch.is_autocast_enabled("cpu")
+        and onednn_available()
     )
 
 

@@ -53,6 +53,11 @@ function renderWords(result, label) {
   target.replaceChildren();
   const imp = result.importance;
   if (!imp || !imp.scores[label]) { target.textContent = result.text; return; }
+  if ((imp.no_clear_signal || []).includes(label)) {
+    target.textContent = result.text;
+    $("#method").textContent = "no clear signal: no word moved this label measurably";
+    return;
+  }
   const scores = imp.scores[label];
   const top = Math.max(1e-9, ...scores.map(Math.abs));
   // offsets count Unicode code points (Python's str), not UTF-16 units: slice an array of code points
@@ -109,20 +114,6 @@ $("#classify-form").addEventListener("submit", async (event) => {
 
 // --- upload a CSV file -------------------------------------------------------------------------
 
-function csvCell(value) {
-  const s = value == null ? "" : String(value);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-function resultsCsv(results) {
-  const head = ["line", "id", "text", "school", "labels", "urgency", "needs_review", "review_reasons",
-    ...state.labels.map((l) => `p_${l}`)];
-  const rows = results.map((r) => [r.line, r.id, r.text, r.school, r.labels.join(";"), r.urgency,
-    String(r.needs_review), r.review_reasons.join(" | "),
-    ...state.labels.map((l) => (l in r.probabilities ? r.probabilities[l].toFixed(6) : ""))]);
-  return [head, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
-}
-
 $("#upload-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const file = $("#csv-file").files[0];
@@ -134,7 +125,7 @@ $("#upload-form").addEventListener("submit", async (event) => {
     const form = new FormData();
     form.append("file", file);
     form.append("save", $("#csv-save").checked ? "true" : "false");
-    const answer = await api("/api/classify/csv", { method: "POST", body: form });
+    const answer = await api("/api/classify/csv?with_csv=true", { method: "POST", body: form });
     const body = $("#csv-table tbody");
     body.replaceChildren(...answer.results.map((r) => el("tr", {},
       el("td", { text: r.line }), el("td", {}, el("span", { class: `badge ${r.urgency}`, text: r.urgency })),
@@ -142,7 +133,7 @@ $("#upload-form").addEventListener("submit", async (event) => {
     $("#csv-count").textContent = `${answer.count} complaints classified${$("#csv-save").checked ? " and saved" : ""}`;
     const link = $("#csv-download");
     if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
-    link.href = URL.createObjectURL(new Blob([resultsCsv(answer.results)], { type: "text/csv" }));
+    link.href = URL.createObjectURL(new Blob([answer.csv], { type: "text/csv" }));  // written by the server
     link.download = file.name.replace(/\.csv$/i, "") + "-classified.csv";
     $("#csv-results").hidden = false;
     refreshLog();

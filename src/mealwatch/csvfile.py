@@ -1,0 +1,57 @@
+"""Writing CSV the one way, for every front end: predictions, upload results, the log export.
+
+- a cell that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or
+  carriage return) is prefixed with an apostrophe, so opening an export never executes a complaint;
+- every cell holding a line break of any kind (``\\n``, a bare ``\\r``) is quoted, so one complaint
+  stays one record;
+- labels are joined by ``labels.LABEL_SEPARATOR``, booleans written ``true``/``false``, probabilities
+  with 6 decimals, lists of reasons joined by `` | ``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .labels import LABEL_SEPARATOR
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+PROBABILITY_DECIMALS = 6
+
+
+def cell(value: Any, column: str = "") -> str:
+    """One value as CSV text (see the module docstring)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:.{PROBABILITY_DECIMALS}f}"
+    if isinstance(value, (list, tuple)):
+        value = (LABEL_SEPARATOR if column == "labels" else " | ").join(str(v) for v in value)
+    text = str(value)
+    if text.startswith(FORMULA_STARTS) and not _is_number(text):
+        text = "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def write_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """CSV text (RFC 4180 line ends, ``\r\n``): the header, then one line per row of values as ``cell`` writes them.
+
+    With ``\r\n`` as the line end, the csv module quotes a cell holding ``\r`` as well as ``\n``.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([cell(v, c) for c, v in zip(header, row)])
+    return out.getvalue()

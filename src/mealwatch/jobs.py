@@ -1,0 +1,65 @@
+"""The main job, whole: read the training data, fine-tune, save the run with its evaluation beside it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .runs import new_run_dir
+
+if TYPE_CHECKING:
+    from .data import Dataset
+    from .evaluation import EvaluationReport
+    from .training import TrainingArguments, TrainingResult
+
+
+@dataclass
+class FinishedRun:
+    """What ``train_and_save`` produced: the saved folder, the training result and the held-out report."""
+
+    folder: Path
+    result: "TrainingResult"
+    report: "EvaluationReport"
+    report_split: str  # "test", or "validation" when there is no test split
+    splits: dict[str, "Dataset"]
+
+
+def load_training_data(
+    data: str | Path | None = None,
+    validation: str | Path | None = None,
+    test: str | Path | None = None,
+    **read_kwargs: Any,
+) -> dict[str, "Dataset"]:
+    """Train/validation(/test) datasets: ``data`` (None: the bundled complaints) split by ``read_splits``,
+    or, when ``validation`` is given, ``data`` as the training file and ``validation`` (and ``test``) as given."""
+    from .data import read_dataset, read_splits
+
+    if validation is None:
+        splits = read_splits(data, **read_kwargs)
+    else:
+        if data is None or Path(data).is_dir():
+            raise ValueError("with --validation, --data must be the training file (not a folder or the bundled data)")
+        train = read_dataset(data, **read_kwargs)
+        others = {**read_kwargs, "label_set": train.label_set, "multi_label": train.multi_label}
+        splits = {"train": train, "validation": read_dataset(validation, **others)}
+    if test is not None:
+        first = splits["train"]
+        splits["test"] = read_dataset(test, **{**read_kwargs, "label_set": first.label_set, "multi_label": first.multi_label})
+    return splits
+
+
+def train_and_save(
+    splits: dict[str, "Dataset"], args: "TrainingArguments", out: str | Path | None = None, progress: bool = True
+) -> FinishedRun:
+    """Fine-tune on the splits, save the model to ``out`` (None: a new folder under ``runs.runs_root()``) and write
+    its evaluation on the test split (validation if there is none) beside it."""
+    from .evaluation import evaluate_pipeline, write_report
+    from .training import train
+
+    result = train(splits["train"], splits["validation"], args, progress=progress)
+    folder = Path(out) if out is not None else new_run_dir()
+    result.pipeline.save(folder)
+    split = "test" if "test" in splits else "validation"
+    report = evaluate_pipeline(result.pipeline, splits[split])
+    write_report(report, folder, title=f"Evaluation on the {split} split")
+    return FinishedRun(folder, result, report, split, splits)

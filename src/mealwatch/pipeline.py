@@ -1,0 +1,265 @@
+"""The one door between a trained model and everything that uses it (CLI verbs, the service, explanations).
+
+A ``Pipeline`` owns what turns text into a decision, so that no front end needs to know it:
+
+    text ─► tokenizer (cut to max_length) ─► Classifier (nn.Module) ─► probabilities
+         ─► decisions (thresholds) ─► labels, urgency (complaint label set only), review reasons
+
+and it saves and loads the model folder: ``model.safetensors`` (every tensor of encoder and head),
+``config.json`` (architecture, labels, thresholds, review policy, training arguments, the format key
+``mealwatch_classifier``) and ``tokenizer.json``, written atomically.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from .atomic import write_folder_atomically
+from .classifier import CONFIG_FILE, WEIGHTS_FILE, Classifier, ClassifierConfig, is_classifier_dir, read_config
+from .decisions import decide
+from .labels import LABELS, urgency
+from .review import ReviewPolicy, reasons, unreadable_shares
+from .tokenizer import TokenizedBatch, Tokenizer
+from .transformer import CheckpointError, Encoder
+
+if TYPE_CHECKING:
+    from .explain.word_attention import WordAttention
+
+#: texts tokenized at once by ``probabilities`` (bounds its memory on large files)
+PREDICT_CHUNK = 4096
+
+
+@dataclass
+class Prediction:
+    """One text's predicted labels, every label's probability, the urgency and why it may need review."""
+
+    text: str
+    labels: list[str]
+    probabilities: dict[str, float]
+    urgency: str | None  # "high", "medium", "low"; None for a model whose labels are not the complaint labels
+    truncated: bool = False  # True when the text was longer than max_length word pieces and only its start was read
+    review_reasons: list[str] = field(default_factory=list)  # why a person should check it (see mealwatch.review)
+
+    @property
+    def needs_review(self) -> bool:
+        """True when the labels should not be trusted without a person's check."""
+        return bool(self.review_reasons)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "needs_review": self.needs_review}
+
+
+class Pipeline:
+    """A trained classifier with its tokenizer, decision rule, label policy and review policy."""
+
+    def __init__(self, model: Classifier, tokenizer: Tokenizer, folder: Path | None = None) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.folder = folder  # where it was loaded from, if it was
+
+    @property
+    def name(self) -> str:
+        """What to call the model in output."""
+        return f"classifier {self.folder}" if self.folder is not None else "classifier (not saved)"
+
+    # ------------------------------------------------------------------ what the model is
+    @property
+    def config(self) -> ClassifierConfig:
+        return self.model.config
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.config.labels)
+
+    @property
+    def multi_label(self) -> bool:
+        return self.config.multi_label
+
+    @property
+    def max_length(self) -> int:
+        """Texts are cut to this many word pieces, in training and in every use."""
+        return self.config.max_length
+
+    @property
+    def encoder(self) -> Encoder:
+        return self.model.encoder
+
+    @property
+    def review_policy(self) -> ReviewPolicy:
+        return ReviewPolicy.from_dict(self.config.review)
+
+    @property
+    def has_urgency(self) -> bool:
+        """True when the labels are the complaint labels, the only set the urgency rule is defined for."""
+        return set(self.labels) <= set(LABELS)
+
+    def thresholds(self) -> list[float] | None:
+        """Per-label decision thresholds of a multi-label model (0.5 where none were tuned); None if single-label."""
+        if not self.multi_label:
+            return None
+        return list(self.config.thresholds or [0.5] * len(self.labels))
+
+    # ------------------------------------------------------------------ text in, decisions out
+    def tokenize(self, texts: str | Sequence[str]) -> TokenizedBatch:
+        """Model inputs cut to ``max_length`` word pieces (every use reads the same pieces)."""
+        return self.tokenizer(texts if isinstance(texts, str) else list(texts), max_length=self.max_length)
+
+    def decide(self, probabilities: Tensor | np.ndarray) -> np.ndarray:
+        """(N, L) probabilities -> (N, L) 0/1 decisions (``decisions.decide`` with this model's thresholds)."""
+        p = probabilities.detach().float().numpy() if isinstance(probabilities, Tensor) else probabilities
+        return decide(p, multi_label=self.multi_label, thresholds=self.thresholds())
+
+    def probabilities(self, texts: Sequence[str], batch_size: int = 64) -> Tensor:
+        """(N, L) probabilities for ``texts``, in input order."""
+        return self._read(list(texts), batch_size)[0]
+
+    def predict(self, texts: Sequence[str], batch_size: int = 64) -> list[Prediction]:
+        """Labels, probabilities, urgency and review reasons for each text, in input order.
+
+        A text longer than ``max_length`` word pieces is judged on its start and flagged ``truncated``.
+        """
+        texts = list(texts)
+        probs, truncated, unreadable = self._read(texts, batch_size)  # (N, L), N flags, N shares
+        return self.predictions(texts, probs, truncated, unreadable)
+
+    def predictions(
+        self, texts: Sequence[str], probabilities: Tensor, truncated: Sequence[bool], unreadable: Sequence[float]
+    ) -> list[Prediction]:
+        """Predictions from (N, L) probabilities already computed for ``texts``.
+
+        ``unreadable`` is each text's share of words the vocabulary cannot read (``review.unreadable_shares``).
+        """
+        decisions = self.decide(probabilities)  # (N, L)
+        thresholds, policy, names = self.thresholds(), self.review_policy, self.labels
+        out = []
+        for text, p, d, cut, u in zip(texts, probabilities.tolist(), decisions.tolist(), truncated, unreadable):
+            labels = [label for label, on in zip(names, d) if on]
+            level = urgency(labels) if self.has_urgency else None
+            why = reasons(p, names, thresholds, u, policy)
+            out.append(Prediction(text, labels, dict(zip(names, p)), level, cut, why))
+        return out
+
+    def prediction_of(self, batch: TokenizedBatch, probabilities: Tensor, texts: Sequence[str]) -> list[Prediction]:
+        """Predictions for texts already tokenized by ``tokenize`` (their truncation and readability from ``batch``)."""
+        return self.predictions(texts, probabilities, batch.truncated, unreadable_shares(batch))
+
+    @torch.inference_mode()
+    def _read(self, texts: list[str], batch_size: int) -> tuple[Tensor, list[bool], list[float]]:
+        """(N, L) probabilities; per text, whether it was cut and its unreadable share.
+
+        Texts are tokenized a chunk at a time and batched by token count, so a batch holds
+        texts of about the same length and little padding.
+        """
+        model = self.model
+        was_training = model.training
+        model.eval()
+        out = torch.zeros(len(texts), len(self.labels))  # (N, L)
+        truncated: list[bool] = []
+        unreadable: list[float] = []
+        for start in range(0, len(texts), PREDICT_CHUNK):
+            tokens = self.tokenize(texts[start : start + PREDICT_CHUNK])
+            truncated.extend(tokens.truncated)
+            unreadable.extend(unreadable_shares(tokens))
+            lengths = tokens.attention_mask.sum(dim=1)  # (C,)
+            order = torch.argsort(lengths, stable=True)  # (C,)
+            for idx in order.split(batch_size):
+                T = int(lengths[idx].max())
+                logits = model(
+                    input_ids=tokens.input_ids[idx, :T], attention_mask=tokens.attention_mask[idx, :T],
+                    token_type_ids=tokens.token_type_ids[idx, :T],
+                ).logits  # (B, L)  fmt: skip
+                out[start + idx] = model.probabilities(logits).float()
+        model.train(was_training)
+        return out, truncated, unreadable
+
+    def word_attention(self, text: str, include_special: bool = True) -> "WordAttention":
+        """Attention of every layer and head merged to words, over the same pieces the prediction reads."""
+        from .explain.word_attention import word_attention
+
+        return word_attention(self.encoder, self.tokenizer, text, include_special, self.max_length)
+
+    # ------------------------------------------------------------------ files
+    def save(self, directory: str | Path) -> None:
+        """Write the model folder atomically (see the module docstring); replaces an older saved model."""
+
+        def write(folder: Path) -> None:
+            from safetensors.torch import save_file
+
+            self.tokenizer.save(folder)
+            tensors = {k: v.detach().contiguous().cpu() for k, v in self.model.state_dict().items()}
+            save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
+            # config.json last: a folder without it is never taken for a classifier
+            (folder / CONFIG_FILE).write_text(json.dumps(self.config.to_dict(), indent=2), encoding="utf-8")
+
+        write_folder_atomically(Path(directory), write, replaceable=is_classifier_dir)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "Pipeline":
+        """The model in ``path``, or where ``runs.resolve_model`` finds one when None; errors say what is wrong."""
+        from .runs import resolve_model
+
+        return cls.from_folder(resolve_model(path))
+
+    @classmethod
+    def from_folder(cls, directory: str | Path) -> "Pipeline":
+        """Load a folder written by ``save``, checking every tensor's name and shape."""
+        from safetensors import SafetensorError
+        from safetensors.torch import load_file
+
+        folder = Path(directory)
+        config = read_config(folder)
+        model = Classifier(Encoder(config.encoder), config)
+        try:
+            tensors = load_file(str(folder / WEIGHTS_FILE))
+        except FileNotFoundError as e:
+            raise CheckpointError(f"{folder} has no {WEIGHTS_FILE}: the model folder is incomplete") from e
+        except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+            raise CheckpointError(f"{folder / WEIGHTS_FILE} is damaged or truncated and cannot be read: {e}") from e
+        expected = model.state_dict()
+        problems = [f"missing tensor {k} (expected shape {tuple(v.shape)})" for k, v in expected.items() if k not in tensors]
+        problems += [f"unexpected tensor {k}" for k in tensors if k not in expected]
+        problems += [
+            f"tensor {k} has shape {tuple(t.shape)}, expected {tuple(expected[k].shape)}"
+            for k, t in tensors.items()
+            if k in expected and t.shape != expected[k].shape
+        ]
+        if problems:
+            raise CheckpointError(f"{folder / WEIGHTS_FILE} does not match its config.json:\n  " + "\n  ".join(problems))
+        model.load_state_dict(tensors, strict=True)
+        return cls(model.eval(), Tokenizer.from_pretrained(folder), folder)
+
+
+
+@dataclass
+class EncoderOnly:
+    """A plain BERT checkpoint (no classification head), for looking at its attention."""
+
+    encoder: Encoder
+    tokenizer: Tokenizer
+    name: str
+
+    def word_attention(self, text: str, include_special: bool = True) -> "WordAttention":
+        from .explain.word_attention import word_attention
+
+        return word_attention(self.encoder, self.tokenizer, text, include_special)
+
+
+def open_model(path: str | Path | None) -> "Pipeline | EncoderOnly":
+    """A trained classifier folder as a ``Pipeline``; a BERT checkpoint folder, or None for the bundled
+    all-MiniLM-L6-v2, as an ``EncoderOnly``."""
+    if path is None:
+        return EncoderOnly(Encoder.from_pretrained(), Tokenizer.from_pretrained(), "all-MiniLM-L6-v2 (bundled)")
+    folder = Path(path)
+    if not folder.is_dir():
+        raise CheckpointError(f"model folder {folder} does not exist: give a folder written by `mealwatch train` "
+                              "or a Hugging Face BERT folder")  # fmt: skip
+    if is_classifier_dir(folder):
+        return Pipeline.from_folder(folder)
+    return EncoderOnly(Encoder.from_pretrained(folder), Tokenizer.from_pretrained(folder), f"encoder {folder}")
