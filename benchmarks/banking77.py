@@ -6,6 +6,7 @@ accuracy >= 0.92. About a minute an epoch on 2 cores (bf16 autocast); longer wit
 
     python benchmarks/banking77.py [--epochs 4] [--limit N] [--threads 2] [--data ../shared/data/banking77]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,9 @@ TARGET_ACCURACY = 0.92
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "banking77")
+    parser.add_argument(
+        "--data", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "banking77"
+    )
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--limit", type=int, help="use only this many training texts (seeded, stratified)")
     parser.add_argument("--threads", type=int, default=2)
@@ -37,10 +40,14 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # BANKING77 repeats a few texts; they are kept
         full = read_dataset(args.data / "train.csv", labels_column="category", multi_label=False)
-        test = read_dataset(args.data / "test.csv", labels_column="category", label_set=full.label_set, multi_label=False)
+        test = read_dataset(
+            args.data / "test.csv", labels_column="category", label_set=full.label_set, multi_label=False
+        )
         examples = full.examples
         if args.limit and args.limit < len(examples):
-            examples = stratified_split(examples, (args.limit / len(examples), 1 - args.limit / len(examples)), args.seed)[0]
+            examples = stratified_split(
+                examples, (args.limit / len(examples), 1 - args.limit / len(examples)), args.seed
+            )[0]
         kept, held_out = stratified_split(examples, (0.9, 0.1), args.seed)
     train_set = Dataset.from_examples(kept, full.label_set, False)
     validation = Dataset.from_examples(held_out, full.label_set, False)

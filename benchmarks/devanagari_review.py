@@ -7,6 +7,7 @@ khichdi, no dal for a week ...), written for this check and not in the dataset. 
 prints the predicted labels, their probabilities, the review flag and one of: right, needs_review,
 or CONFIDENTLY WRONG (wrong labels without a flag: the outcome that must not happen).
 """
+
 from __future__ import annotations
 
 import argparse

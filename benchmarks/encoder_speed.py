@@ -11,6 +11,7 @@ the plain matmul is timed with each kernel.
 
     python benchmarks/encoder_speed.py [--threads 2] [--repeats 30]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -73,12 +74,18 @@ def main() -> None:
 
     ours = Encoder.from_pretrained().eval()
     hf = transformers.BertModel.from_pretrained(bundled_model_dir()).eval()  # default attention (sdpa)
-    print(f"torch {torch.__version__}, transformers {transformers.__version__}, {args.threads} threads, fp32, "
-          f"HF attention: {hf.config._attn_implementation}")
-    print(f"plain 1024x1024 fp32 matmul: {matmul_gflops():.1f} GFLOP/s with PyTorch's default kernel, "
-          f"{matmul_gflops(onednn=True):.1f} GFLOP/s with oneDNN\n")
-    print("| batch x tokens | ours ms (median) | HF ms (median) | ours/HF | target | ours, default kernel ms | "
-          "its ratio to HF | ours GFLOP/s | HF GFLOP/s |")
+    print(
+        f"torch {torch.__version__}, transformers {transformers.__version__}, {args.threads} threads, fp32, "
+        f"HF attention: {hf.config._attn_implementation}"
+    )
+    print(
+        f"plain 1024x1024 fp32 matmul: {matmul_gflops():.1f} GFLOP/s with PyTorch's default kernel, "
+        f"{matmul_gflops(onednn=True):.1f} GFLOP/s with oneDNN\n"
+    )
+    print(
+        "| batch x tokens | ours ms (median) | HF ms (median) | ours/HF | target | ours, default kernel ms | "
+        "its ratio to HF | ours GFLOP/s | HF GFLOP/s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     failed, gaps = False, []
     for B, T in SHAPES:
@@ -103,8 +110,11 @@ def main() -> None:
         flops = encoder_flops(ours.config, B, T)
         ratio = m_ours / m_hf
         failed |= ratio > TARGETS[(B, T)]
-        print(f"| {B} x {T} | {m_ours * 1e3:.2f} | {m_hf * 1e3:.2f} | {ratio:.2f} | ≤ {TARGETS[(B, T)]} "
-              f"| {m_default * 1e3:.2f} | {m_default / m_hf:.2f} | {flops / m_ours / 1e9:.1f} | {flops / m_hf / 1e9:.1f} |")
+        print(
+            f"| {B} x {T} | {m_ours * 1e3:.2f} | {m_hf * 1e3:.2f} | {ratio:.2f} | ≤ {TARGETS[(B, T)]} "
+            f"| {m_default * 1e3:.2f} | {m_default / m_hf:.2f} | {flops / m_ours / 1e9:.1f} "
+            f"| {flops / m_hf / 1e9:.1f} |"
+        )
     print("\nlargest |ours - HF| in last_hidden_state: " + "; ".join(gaps))
     print("all targets met" if not failed else "TARGET MISSED")
 

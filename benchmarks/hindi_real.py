@@ -11,6 +11,7 @@ baseline, and prints one table: test macro-F1, accuracy, per-script macro-F1, th
 texts flagged needs_review and the training time. The data is never copied into the repository.
 Targets (issue 11): IITP macro-F1 >= 0.75, SentiMix macro-F1 >= 0.72.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,7 +73,9 @@ def main() -> int:
         parser.error(f"--only: unknown dataset {unknown[0]!r}; choose from {', '.join(DATASETS)}")
     missing = [str(args.data_root / DATASETS[n]) for n in names if not (args.data_root / DATASETS[n]).is_dir()]
     if missing:
-        parser.error(f"no data folder {missing[0]}; pass --data-root (the folder holding {', '.join(DATASETS.values())})")
+        parser.error(
+            f"no data folder {missing[0]}; pass --data-root (the folder holding {', '.join(DATASETS.values())})"
+        )
     lines = ["| data | method | test macro-F1 | accuracy | macro-F1 by script | needs_review | train s | target |",
              "|---|---|---:|---:|---|---:|---:|---|"]  # fmt: skip
     for name in names:

@@ -11,6 +11,7 @@ the validation split, overall and per script:
 Prints one table row per recipe (validation macro-F1 overall and per script, adaptation and
 training seconds, peak RSS so far).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,7 +59,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             if recipe in ("vocab", "distill"):
                 started = time.perf_counter()
-                adapt_args = AdaptArguments(pieces=args.pieces, distill_epochs=args.distill_epochs if recipe == "distill" else 0,
+                distill_epochs = args.distill_epochs if recipe == "distill" else 0
+                adapt_args = AdaptArguments(pieces=args.pieces, distill_epochs=distill_epochs,
                                             seed=args.seed)  # fmt: skip
                 encoder_path = str(adapt_encoder(Path(tmp) / "enc", hindi, pairs, args=adapt_args, progress=True))
                 adapt_seconds = time.perf_counter() - started
@@ -70,7 +72,9 @@ def main() -> int:
             seconds = time.perf_counter() - started
             report = evaluate_pipeline(result.pipeline, validation, bootstrap=0)
         by = report.by_script or {}
-        cells = " | ".join(f"{by[s]['macro_f1']:.4f}" if s in by else "–" for s in ("latn-en", "latn-hi", "deva", "mixed"))
+        cells = " | ".join(
+            f"{by[s]['macro_f1']:.4f}" if s in by else "–" for s in ("latn-en", "latn-hi", "deva", "mixed")
+        )
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
         print(f"| {recipe} | {report.macro_f1:.4f} | {cells} | {result.best_epoch} | {adapt_seconds:.0f} | "
               f"{seconds:.0f} | {peak:.2f} |", flush=True)  # fmt: skip

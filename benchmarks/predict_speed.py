@@ -10,6 +10,7 @@ The encoder's linears multiply with oneDNN at inference; the same run is then re
 PyTorch's default fp32 kernel (``mealwatch.transformer.linear.use_onednn(False)``) to show
 what that choice buys.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -14,6 +14,7 @@ default per-word importance (gradient x input).
 
 Only 127.0.0.1 is ever contacted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -130,7 +131,8 @@ def report(name: str, run: dict) -> None:
         return
     print(
         f"{name}: {len(lat)} ok, {len(run['failures'])} failed in {run['seconds']:.1f} s | "
-        f"p50 {statistics.median(lat):.1f} ms, p99 {percentile(lat, 0.99):.1f} ms, mean {statistics.fmean(lat):.1f} ms | "
+        f"p50 {statistics.median(lat):.1f} ms, p99 {percentile(lat, 0.99):.1f} ms, "
+        f"mean {statistics.fmean(lat):.1f} ms | "
         f"{len(lat) / run['seconds']:.1f} requests/s"
     )
 
@@ -160,7 +162,20 @@ def main() -> int:
             return 2
     db, port = args.db or str(work / "complaints.db"), free_port()
     url = f"http://{HOST}:{port}"
-    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model), "--db", db, "--host", HOST, "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "mealwatch",
+        "serve",
+        "--model",
+        str(model),
+        "--db",
+        db,
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+    ]
     print(f"model: {model}\nserver: {url}, torch threads = cores = {os.cpu_count()}, explain = {args.explain}")
     print(f"complaint log: {redact(db)}")
     print(f"load average (1, 5, 15 min) at the start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -8,6 +8,7 @@ macro-F1 >= 0.85 and >= 5 points above TF-IDF; per script see SCRIPT_TARGETS.
 
     python benchmarks/train_bundled.py [--threads 2] [--epochs N] [--lr X] [--seed S]
 """
+
 from __future__ import annotations
 
 import argparse

@@ -1,7 +1,8 @@
 """Print the bundled dataset's statistics, the figures its datasheet (data/complaints/README.md) quotes.
 
-    python scripts/dataset_stats.py [FOLDER]
+python scripts/dataset_stats.py [FOLDER]
 """
+
 from __future__ import annotations
 
 import csv
@@ -29,8 +30,9 @@ def repeated_ngrams(texts: list[str], n: int = 8) -> list[tuple[tuple[str, ...],
 
 
 def main(folder: Path) -> None:
-    splits = {name: read_dataset(folder / f"{name}.csv", label_set=list(LABELS), multi_label=True)
-              for name in SPLIT_NAMES}
+    splits = {
+        name: read_dataset(folder / f"{name}.csv", label_set=list(LABELS), multi_label=True) for name in SPLIT_NAMES
+    }
     every = [e for s in splits.values() for e in s.examples]
     n = len(every)
     print(f"complaints: {n}  (" + ", ".join(f"{k} {len(v)} = {len(v) / n:.1%}" for k, v in splits.items()) + ")\n")
@@ -57,12 +59,16 @@ def main(folder: Path) -> None:
     for name in SPLIT_NAMES:
         with open(folder / f"{name}.csv", encoding="utf-8", newline="") as f:
             sources.update((row.get("source") or "?", row.get("script") or "?") for row in csv.DictReader(f))
-    print("\nrows per source (the part each was written in) and script: " + ", ".join(
-        f"{src}/{script} {n}" for (src, script), n in sorted(sources.items())))
+    print(
+        "\nrows per source (the part each was written in) and script: "
+        + ", ".join(f"{src}/{script} {n}" for (src, script), n in sorted(sources.items()))
+    )
     parallel = folder / "parallel.csv"
     if parallel.is_file():
         with open(parallel, encoding="utf-8", newline="") as f:
-            print(f"parallel renderings (parallel.csv): {sum(1 for _ in csv.DictReader(f))} English training complaints")
+            print(
+                f"parallel renderings (parallel.csv): {sum(1 for _ in csv.DictReader(f))} English training complaints"
+            )
 
     sizes = Counter(len(e.labels) for e in every)
     print("\nlabels per complaint: " + ", ".join(f"{k}: {sizes[k]} ({sizes[k] / n:.1%})" for k in sorted(sizes)))
@@ -70,15 +76,22 @@ def main(folder: Path) -> None:
     for script in ("all", *SCRIPTS):
         lengths = sorted(len(e.text.split()) for e in every if script in ("all", e.script))
         q = statistics.quantiles(lengths, n=10)
-        print(f"words per complaint ({script}): min {lengths[0]}, 10% {q[0]:.0f}, median {statistics.median(lengths):.0f}, "
-              f"90% {q[-1]:.0f}, max {lengths[-1]}")
+        print(
+            f"words per complaint ({script}): min {lengths[0]}, 10% {q[0]:.0f}, "
+            f"median {statistics.median(lengths):.0f}, "
+            f"90% {q[-1]:.0f}, max {lengths[-1]}"
+        )
     lengths = sorted(len(e.text.split()) for e in every)
     q = statistics.quantiles(lengths, n=10)
-    print(f"words per complaint: min {lengths[0]}, 10% {q[0]:.0f}, median {statistics.median(lengths):.0f}, "
-          f"90% {q[-1]:.0f}, max {lengths[-1]}, mean {statistics.mean(lengths):.1f}")
+    print(
+        f"words per complaint: min {lengths[0]}, 10% {q[0]:.0f}, median {statistics.median(lengths):.0f}, "
+        f"90% {q[-1]:.0f}, max {lengths[-1]}, mean {statistics.mean(lengths):.1f}"
+    )
     bins = [(1, 5), (6, 15), (16, 30), (31, 60), (61, 90), (91, 10_000)]
-    print("length histogram (words): " + ", ".join(
-        f"{lo}-{hi if hi < 10_000 else ''}: {sum(lo <= x <= hi for x in lengths)}" for lo, hi in bins))
+    print(
+        "length histogram (words): "
+        + ", ".join(f"{lo}-{hi if hi < 10_000 else ''}: {sum(lo <= x <= hi for x in lengths)}" for lo, hi in bins)
+    )
     caps = sum(1 for e in every if re.sub(r"[^A-Za-z]", "", e.text).isupper())
     print(f"all-caps complaints: {caps}")
 

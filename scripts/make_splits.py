@@ -11,6 +11,7 @@ or test; every later row is split stratified by label x script. The split depend
 complaints and the seed, so re-running on its own output writes the same files byte for byte. Texts
 that repeat after normalising case, spaces and punctuation are refused with their lines, never dropped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,7 +75,9 @@ def main() -> int:
             writer.writerow(COLUMNS)
             for e in part:
                 ordered = [label for label in LABELS if label in e.labels]
-                writer.writerow([e.text, LABEL_SEPARATOR.join(ordered), e.script or detect_script(e.text), source[e.text]])
+                writer.writerow(
+                    [e.text, LABEL_SEPARATOR.join(ordered), e.script or detect_script(e.text), source[e.text]]
+                )
         print(f"{name}: {len(part)} complaints -> {args.out / (name + '.csv')}")
     return 0
 

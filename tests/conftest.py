@@ -1,4 +1,5 @@
 """Shared fixtures: tiny random configs and the bundled tokenizer."""
+
 from __future__ import annotations
 
 import pytest

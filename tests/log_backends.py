@@ -10,6 +10,7 @@ port on 127.0.0.1 with password authentication, its unix socket in the temp fold
 the fixture's own admin connection), fsync off. It is started once per test session and deleted
 at the end; each test gets a database of its own.
 """
+
 from __future__ import annotations
 
 import contextlib

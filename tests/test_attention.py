@@ -1,4 +1,5 @@
 """Scaled dot-product and multi-head attention against hand computation and torch's reference."""
+
 import math
 
 import torch

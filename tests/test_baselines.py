@@ -1,11 +1,11 @@
 """Baselines on small hand-made datasets whose answer is known, the comparison table and ``mealwatch compare``."""
+
 from __future__ import annotations
 
 import json
 import random
 import warnings
 
-import numpy as np
 import pytest
 import torch
 
@@ -13,7 +13,6 @@ from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.baselines import (
     BASELINES,
     compare,
-    decide,
     format_table,
     frozen_baseline,
     tfidf_baseline,

@@ -1,4 +1,5 @@
 """Bad checkpoints give clear errors that name the file, the tensor and both shapes."""
+
 import json
 import shutil
 
@@ -12,8 +13,14 @@ from mealwatch import CheckpointError, Encoder, EncoderConfig, Tokenizer
 @pytest.fixture
 def saved(tmp_path):
     torch.manual_seed(0)
-    config = EncoderConfig(vocab_size=50, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                           intermediate_size=32, max_position_embeddings=20)
+    config = EncoderConfig(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=20,
+    )
     Encoder(config).save_pretrained(tmp_path)
     return tmp_path
 
@@ -26,8 +33,11 @@ def rewrite(folder, change):
 
 def test_deleted_tensor_is_named(saved):
     rewrite(saved, lambda t: t.pop("encoder.layer.1.attention.self.key.weight"))
-    with pytest.raises(CheckpointError, match=r"missing tensor encoder\.layer\.1\.attention\.self\.key\.weight "
-                                              r"\(expected shape \(16, 16\)\)"):
+    with pytest.raises(
+        CheckpointError,
+        match=r"missing tensor encoder\.layer\.1\.attention\.self\.key\.weight "
+        r"\(expected shape \(16, 16\)\)",
+    ):
         Encoder.from_pretrained(saved)
 
 
@@ -47,6 +57,7 @@ def test_every_problem_is_listed_at_once(saved):
     def change(t):
         t.pop("embeddings.LayerNorm.bias")
         t["embeddings.word_embeddings.weight"] = torch.zeros(51, 16)
+
     rewrite(saved, change)
     with pytest.raises(CheckpointError) as e:
         Encoder.from_pretrained(saved)

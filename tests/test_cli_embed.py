@@ -1,4 +1,5 @@
 """`mealwatch embed`: vectors equal to the library's, files in and out, and clear errors."""
+
 import json
 
 import numpy as np
@@ -20,8 +21,10 @@ def tiny_model_dir(tmp_path, tiny_config, tokenizer):
 
 def test_embed_texts_to_npy_matches_mean_pooling(tmp_path, tiny_model_dir):
     out = tmp_path / "v.npy"
-    assert main(["embed", "worms in the khichdi", "dal was sour", "--model", str(tiny_model_dir),
-                 "--output", str(out)]) == 0
+    assert (
+        main(["embed", "worms in the khichdi", "dal was sour", "--model", str(tiny_model_dir), "--output", str(out)])
+        == 0
+    )
     vectors = np.load(out)
     encoder, tok = Encoder.from_pretrained(tiny_model_dir), Tokenizer.from_pretrained(tiny_model_dir)
     with torch.no_grad():
@@ -35,8 +38,24 @@ def test_embed_csv_to_jsonl_keeps_order_and_cls_pooling(tmp_path, tiny_model_dir
     src = tmp_path / "in.csv"
     src.write_text('id,complaint\n1,"rice, uncooked"\n2,no egg on wednesday\n3,worms\n', encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    assert main(["embed", "--input", str(src), "--text-column", "complaint", "--pooling", "cls",
-                 "--model", str(tiny_model_dir), "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "embed",
+                "--input",
+                str(src),
+                "--text-column",
+                "complaint",
+                "--pooling",
+                "cls",
+                "--model",
+                str(tiny_model_dir),
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["text"] for r in rows] == ["rice, uncooked", "no egg on wednesday", "worms"]
     encoder, tok = Encoder.from_pretrained(tiny_model_dir), Tokenizer.from_pretrained(tiny_model_dir)
@@ -52,14 +71,17 @@ def test_sentence_embeddings_are_order_independent_in_a_batch(tiny_config, token
     np.testing.assert_allclose(a, b, atol=1e-5)
 
 
-@pytest.mark.parametrize("content,suffix,message", [
-    ("id,body\n1,hello\n", ".csv", "in.csv:1: no 'text' column (columns found: id, body)"),
-    ("text\nfine\n   \n", ".csv", "in.csv:3: empty text"),
-    ('{"text": "ok"}\n{"text": 5}\n', ".jsonl", "in.jsonl:2: expected an object with a string 'text' field"),
-    ('{"text": "ok"}\n{broken\n', ".jsonl", "in.jsonl:2: not valid JSON"),
-    ("fine\n\nalso fine\n", ".txt", "in.txt:2: empty text"),
-    ("x", ".xlsx", "unsupported file type '.xlsx'"),
-])
+@pytest.mark.parametrize(
+    "content,suffix,message",
+    [
+        ("id,body\n1,hello\n", ".csv", "in.csv:1: no 'text' column (columns found: id, body)"),
+        ("text\nfine\n   \n", ".csv", "in.csv:3: empty text"),
+        ('{"text": "ok"}\n{"text": 5}\n', ".jsonl", "in.jsonl:2: expected an object with a string 'text' field"),
+        ('{"text": "ok"}\n{broken\n', ".jsonl", "in.jsonl:2: not valid JSON"),
+        ("fine\n\nalso fine\n", ".txt", "in.txt:2: empty text"),
+        ("x", ".xlsx", "unsupported file type '.xlsx'"),
+    ],
+)
 def test_bad_input_files_give_clear_errors(tmp_path, capsys, content, suffix, message):
     src = tmp_path / f"in{suffix}"
     src.write_text(content, encoding="utf-8")

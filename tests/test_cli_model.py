@@ -1,4 +1,5 @@
 """``mealwatch train``, ``evaluate`` and ``predict`` end to end on a tiny encoder, and the runs/ folder."""
+
 from __future__ import annotations
 
 import csv
@@ -115,7 +116,9 @@ def test_predict_reads_csv_input_and_prints_texts_given_as_arguments(trained, tm
     source = write_csv(tmp_path / "in.csv", [(t, "other") for t in TEXTS])
     assert main(["predict", "--model", str(trained["model"]), "--input", str(source), "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("text,labels,urgency,truncated,needs_review,review_reasons,p_foreign_object") and len(lines) == 1 + len(TEXTS)
+    assert lines[0].startswith("text,labels,urgency,truncated,needs_review,review_reasons,p_foreign_object") and len(
+        lines
+    ) == 1 + len(TEXTS)
     assert main(["predict", "--model", str(trained["model"]), *TEXTS[:2]]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["text"] for r in rows] == TEXTS[:2]

@@ -1,4 +1,5 @@
 """One CSV writer: formula cells neutralised, every line break quoted, one complaint one record."""
+
 import csv
 import io
 
@@ -6,7 +7,7 @@ from mealwatch.csvfile import cell, write_csv
 
 
 def test_formula_prefixes_are_neutralised_but_numbers_are_not():
-    for dangerous in ("=HYPERLINK(\"http://x\")", "+91 98765", "@SUM(A1)", "\tcmd", "-2+3"):
+    for dangerous in ('=HYPERLINK("http://x")', "+91 98765", "@SUM(A1)", "\tcmd", "-2+3"):
         assert cell(dangerous).startswith("'"), dangerous
     assert cell("-3.5") == "-3.5" and cell(0.25) == "0.250000" and cell(True) == "true" and cell(None) == ""
     assert cell(["a", "b"], "labels") == "a;b" and cell(["x", "y"], "review_reasons") == "x | y"

@@ -1,4 +1,5 @@
 """Reading complaint files: round trips, every kind of broken input, duplicates, splits."""
+
 from __future__ import annotations
 
 import json
@@ -106,7 +107,11 @@ def test_duplicates_are_reported_and_kept(tmp_path):
         ("e.csv", "text,labels\nok,a\nbad, unquoted, commas,b\n", r"line 3: 4 fields, expected 2"),
         ("e.csv", "", r"e\.csv: empty file"),
         ("e.csv", "text,labels\n", r"e\.csv: no examples"),
-        ("e.jsonl", '{"text": "ok", "labels": ["a"]}\n{"text": "x", "labels": [\n', r"e\.jsonl, line 2: malformed JSON"),
+        (
+            "e.jsonl",
+            '{"text": "ok", "labels": ["a"]}\n{"text": "x", "labels": [\n',
+            r"e\.jsonl, line 2: malformed JSON",
+        ),
         ("e.jsonl", '{"text": "ok", "labels": ["a"]}\n["x", ["a"]]\n', r"line 2: expected a JSON object.*found list"),
         ("e.jsonl", '{"text": "ok", "tags": ["a"]}\n', r"line 1: no key 'labels'; keys found: text, tags"),
         ("e.jsonl", '{"text": "ok", "labels": []}\n', r"line 1: no labels in 'labels'"),

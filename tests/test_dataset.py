@@ -1,4 +1,5 @@
 """The bundled complaint dataset: size, label coverage, no leakage between splits, no templates."""
+
 import csv
 import importlib.util
 from collections import Counter
@@ -24,8 +25,10 @@ def load_script(name: str):
 @pytest.fixture(scope="module")
 def splits():
     # every label in the files must be in the label set: read_dataset raises DataError otherwise
-    return {name: read_dataset(bundled_data_dir() / f"{name}.csv", label_set=list(LABELS), multi_label=True)
-            for name in SPLIT_NAMES}
+    return {
+        name: read_dataset(bundled_data_dir() / f"{name}.csv", label_set=list(LABELS), multi_label=True)
+        for name in SPLIT_NAMES
+    }
 
 
 def test_size_and_proportions(splits):

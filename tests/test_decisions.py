@@ -1,4 +1,5 @@
 """One decision rule and one label encoder, shared by the pipeline, the baselines and the metrics."""
+
 import numpy as np
 import pytest
 

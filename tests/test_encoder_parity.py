@@ -1,4 +1,5 @@
 """Our encoder against Hugging Face `transformers` (a test-only dependency) on the same weights."""
+
 import pytest
 import torch
 import transformers
@@ -14,8 +15,17 @@ TEXTS = [
 
 
 def hf_tiny_config(**overrides) -> transformers.BertConfig:
-    kw = dict(vocab_size=200, hidden_size=32, num_hidden_layers=3, num_attention_heads=4, intermediate_size=48,
-              max_position_embeddings=40, type_vocab_size=2, layer_norm_eps=1e-7, attn_implementation="eager")
+    kw = dict(
+        vocab_size=200,
+        hidden_size=32,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        intermediate_size=48,
+        max_position_embeddings=40,
+        type_vocab_size=2,
+        layer_norm_eps=1e-7,
+        attn_implementation="eager",
+    )
     kw.update(overrides)
     return transformers.BertConfig(**kw)
 
@@ -69,8 +79,16 @@ def test_bert_prefix_and_task_head_tensors_are_accepted(tmp_path):
 
 def test_save_pretrained_round_trips_and_transformers_reads_it(tmp_path):
     torch.manual_seed(2)
-    ours = Encoder(EncoderConfig(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                                 intermediate_size=48, max_position_embeddings=40)).eval()
+    ours = Encoder(
+        EncoderConfig(
+            vocab_size=200,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            intermediate_size=48,
+            max_position_embeddings=40,
+        )
+    ).eval()
     ours.save_pretrained(tmp_path)
     again = Encoder.from_pretrained(tmp_path)
     for (k, v), (k2, v2) in zip(ours.state_dict().items(), again.state_dict().items()):
@@ -81,9 +99,16 @@ def test_save_pretrained_round_trips_and_transformers_reads_it(tmp_path):
 
 def test_pre_ln_and_sinusoidal_options_round_trip(tmp_path):
     torch.manual_seed(3)
-    config = EncoderConfig(vocab_size=100, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                           intermediate_size=32, max_position_embeddings=20, position_embedding="sinusoidal",
-                           norm_first=True)
+    config = EncoderConfig(
+        vocab_size=100,
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=20,
+        position_embedding="sinusoidal",
+        norm_first=True,
+    )
     ours = Encoder(config).eval()
     ours.save_pretrained(tmp_path)
     again = Encoder.from_pretrained(tmp_path)

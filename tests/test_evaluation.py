@@ -1,4 +1,5 @@
 """Evaluation metrics on tiny cases worked out by hand, and the written report files."""
+
 from __future__ import annotations
 
 import json

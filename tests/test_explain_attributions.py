@@ -1,4 +1,5 @@
 """Integrated gradients (exactness, completeness, batching) and attention rollout."""
+
 from __future__ import annotations
 
 import pytest
@@ -53,7 +54,9 @@ def test_integrated_gradients_is_exact_on_a_quadratic():
     # F(x) = Σ x²: IG_i = (x_i − b_i) ∫ 2(b_i + α(x_i − b_i)) dα = x_i² − b_i²; the trapezoid rule is exact here
     x = torch.tensor([[[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]]])  # (B=1, T=3, H=2)
     b = torch.tensor([[[0.0, 1.0], [1.0, 1.0], [0.5, 2.0]]])
-    ig = integrated_gradients(lambda e, rows: (e**2).sum(dim=(1, 2))[:, None], x, b, torch.tensor([[0]]), steps=3, batch_size=2)
+    ig = integrated_gradients(
+        lambda e, rows: (e**2).sum(dim=(1, 2))[:, None], x, b, torch.tensor([[0]]), steps=3, batch_size=2
+    )
     expected = (x**2 - b**2).sum(-1)  # (1, 3): (1+3, 8+0, 0-4)
     torch.testing.assert_close(ig.attributions[:, 0], expected)
     torch.testing.assert_close(expected, torch.tensor([[4.0, 8.0, -4.0]]))

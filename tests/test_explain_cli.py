@@ -1,4 +1,5 @@
 """``mealwatch attention`` and ``mealwatch explain`` through ``mealwatch.cli.main``."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,14 @@ WORDS = ["The", "meal", "was", "served", "without", "dal", "because", "it", "was
 
 
 def tiny_config(vocab_size: int) -> EncoderConfig:
-    return EncoderConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                         intermediate_size=64, max_position_embeddings=128)
+    return EncoderConfig(
+        vocab_size=vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +45,10 @@ def classifier_dir(tmp_path_factory):
     """A saved tiny random classifier folder."""
     torch.manual_seed(2)
     tokenizer = Tokenizer.from_pretrained()
-    model = Classifier(Encoder(tiny_config(tokenizer.vocab_size)),
-                       ClassifierConfig(["spoiled_food", "menu_not_followed", "other"], multi_label=True))
+    model = Classifier(
+        Encoder(tiny_config(tokenizer.vocab_size)),
+        ClassifierConfig(["spoiled_food", "menu_not_followed", "other"], multi_label=True),
+    )
     nn.init.normal_(model.head.weight, std=3.0)
     folder = tmp_path_factory.mktemp("runs") / "tiny"
     Pipeline(model, tokenizer).save(folder)
@@ -79,17 +88,23 @@ def test_json_has_words_and_attention_per_layer_head_query_key(capsys, encoder_d
 
 
 def test_word_report_in_json_and_in_the_terminal(capsys, encoder_dir):
-    code, out, _ = run(capsys, "attention", TEXT, "--model", str(encoder_dir), "--word", "IT", "--candidates", "dal,meal", "--json")
+    code, out, _ = run(
+        capsys, "attention", TEXT, "--model", str(encoder_dir), "--word", "IT", "--candidates", "dal,meal", "--json"
+    )
     assert code == 0
     data = json.loads(out)
     focus = data["focus"]
     assert focus["word"] == "it" and focus["candidates"] == ["dal", "meal"]
     it, dal = data["words"].index("it"), data["words"].index("dal")
     weights = focus["weights"]  # [layer][head][candidate]
-    assert [[round(h[0], 4) for h in layer] for layer in weights] == [[head[it][dal] for head in layer] for layer in data["attention"]]
+    assert [[round(h[0], 4) for h in layer] for layer in weights] == [
+        [head[it][dal] for head in layer] for layer in data["attention"]
+    ]
     assert sum(focus["wins"].values()) == 8
 
-    code, out, _ = run(capsys, "attention", TEXT, "--model", str(encoder_dir), "--word", "was@2", "--candidates", "dal,meal")
+    code, out, _ = run(
+        capsys, "attention", TEXT, "--model", str(encoder_dir), "--word", "was@2", "--candidates", "dal,meal"
+    )
     assert code == 0
     assert 'Where "was@2" looks' in out
     assert re.search(r'top heads for "was@2" → "dal": L\dH\d \d\.\d\d', out)
@@ -97,7 +112,9 @@ def test_word_report_in_json_and_in_the_terminal(capsys, encoder_dir):
 
 
 def test_default_terminal_summary_for_one_head(capsys, encoder_dir):
-    code, out, _ = run(capsys, "attention", TEXT, "--model", str(encoder_dir), "--layer", "1", "--head", "2", "--no-special")
+    code, out, _ = run(
+        capsys, "attention", TEXT, "--model", str(encoder_dir), "--layer", "1", "--head", "2", "--no-special"
+    )
     assert code == 0
     assert "layer 1, head 2" in out and "[CLS] and [SEP] left out" in out
     assert "spoiled" in out
@@ -109,12 +126,15 @@ def test_bad_input_gives_one_clear_line(capsys, encoder_dir):
     err = error_line(capsys, "attention", TEXT, *model, "--word", "rice")
     assert "'rice' is not a word of the text; its words are: " + " ".join(WORDS) in err
     assert "layer 2 is out of range: this model has 2 layers, numbered 0 to 1" in error_line(
-        capsys, "attention", TEXT, *model, "--layer", "2")
+        capsys, "attention", TEXT, *model, "--layer", "2"
+    )
     assert "head 4 is out of range: each layer has 4 heads, numbered 0 to 3" in error_line(
-        capsys, "attention", TEXT, *model, "--layer", "0", "--head", "4")
+        capsys, "attention", TEXT, *model, "--layer", "0", "--head", "4"
+    )
     assert "--head needs --layer" in error_line(capsys, "attention", TEXT, *model, "--head", "1")
     assert "'was' occurs 2 times in the text, so was@5 does not exist; use was@1 to was@2" in error_line(
-        capsys, "attention", TEXT, *model, "--word", "was@5")
+        capsys, "attention", TEXT, *model, "--word", "was@5"
+    )
     assert "expected a file ending in .png" in error_line(capsys, "attention", TEXT, *model, "--png", "x.jpg")
     assert "does not exist" in error_line(capsys, "attention", TEXT, "--model", str(encoder_dir / "nowhere"))
 
@@ -124,7 +144,9 @@ def test_pictures_png_and_svg(capsys, encoder_dir, tmp_path):
     code, _, err = run(capsys, "attention", TEXT, "--model", str(encoder_dir), "--png", str(grid))
     assert code == 0 and f"wrote {grid}" in err
     assert grid.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    code, _, _ = run(capsys, "attention", TEXT, "--model", str(encoder_dir), "--layer", "1", "--head", "0", "--svg", str(head))
+    code, _, _ = run(
+        capsys, "attention", TEXT, "--model", str(encoder_dir), "--layer", "1", "--head", "0", "--svg", str(head)
+    )
     svg = head.read_text()
     assert code == 0 and svg.lstrip().startswith("<?xml") and "<svg" in svg
     assert "layer 1, head 0" in svg and "spoiled" in svg  # the title and the word labels are in the picture
@@ -132,7 +154,9 @@ def test_pictures_png_and_svg(capsys, encoder_dir, tmp_path):
 
 def test_html_page_from_a_classifier_carries_the_explanation(capsys, classifier_dir, tmp_path):
     page = tmp_path / "page.html"
-    code, _, _ = run(capsys, "attention", TEXT + " </script><b>", "--model", str(classifier_dir), "--html", str(page), "--steps", "8")
+    code, _, _ = run(
+        capsys, "attention", TEXT + " </script><b>", "--model", str(classifier_dir), "--html", str(page), "--steps", "8"
+    )
     assert code == 0
     html = page.read_text()
     assert "https://" not in html and "http://" not in html and " src=" not in html
@@ -158,7 +182,9 @@ def test_explain_bad_input(capsys, classifier_dir, encoder_dir, tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     assert "run `mealwatch train` first" in error_line(capsys, "explain", TEXT)
     assert "not a trained mealwatch model" in error_line(capsys, "explain", TEXT, "--model", str(encoder_dir))
-    assert "--steps must be at least 1" in error_line(capsys, "explain", TEXT, "--model", str(classifier_dir), "--steps", "0")
+    assert "--steps must be at least 1" in error_line(
+        capsys, "explain", TEXT, "--model", str(classifier_dir), "--steps", "0"
+    )
     assert "TEXT is empty" in error_line(capsys, "explain", "", "--model", str(classifier_dir))
 
 

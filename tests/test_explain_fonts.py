@@ -1,4 +1,5 @@
 """Pictures draw Devanagari and other Indic scripts with an installed font, or say that none is installed."""
+
 import warnings
 
 import pytest

@@ -1,5 +1,6 @@
 """The attribution registry: every method behind one call, gradient × input of the logit checked against
 integrated gradients, and "no clear signal" instead of a row of zeros."""
+
 import numpy as np
 import pytest
 import torch

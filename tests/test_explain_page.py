@@ -1,4 +1,5 @@
 """The attention page in a real browser (headless Debian Chromium through Playwright), opened from file://."""
+
 from __future__ import annotations
 
 import random
@@ -16,8 +17,14 @@ from mealwatch.explain import explain, word_attention, write_page
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 TEXT = "The meal was served without dal because it was spoiled."
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
@@ -25,8 +32,10 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 @pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: the page tests need Debian's chromium (apt-get install chromium); "
-                    "they do not download a browser")
+        pytest.fail(
+            f"{CHROMIUM} is missing: the page tests need Debian's chromium (apt-get install chromium); "
+            "they do not download a browser"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -44,8 +53,12 @@ class Opened:
         self.requests: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("request", lambda r: None if r.url.startswith(("file://", "data:")) else self.requests.append(r.url))
-        self.page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
+        self.page.on(
+            "request", lambda r: None if r.url.startswith(("file://", "data:")) else self.requests.append(r.url)
+        )
+        self.page.route(
+            "**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort()
+        )
         self.page.goto(path.as_uri())
 
     def view(self) -> dict:
@@ -65,8 +78,14 @@ class Opened:
 
 
 def config(vocab_size: int, positions: int = 128) -> EncoderConfig:
-    return EncoderConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                         intermediate_size=64, max_position_embeddings=positions)
+    return EncoderConfig(
+        vocab_size=vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=positions,
+    )
 
 
 def test_head_view_model_view_and_hover(browser, tokenizer, tmp_path):
@@ -75,8 +94,21 @@ def test_head_view_model_view_and_hover(browser, tokenizer, tmp_path):
     opened = Opened(browser, write_page(tmp_path / "page.html", wa, model="tiny random"))
     page = opened.page
     view = opened.view()
-    assert view["words"] == ["[CLS]", "The", "meal", "was@1", "served", "without", "dal", "because", "it", "was@2",
-                             "spoiled", ".", "[SEP]"]
+    assert view["words"] == [
+        "[CLS]",
+        "The",
+        "meal",
+        "was@1",
+        "served",
+        "without",
+        "dal",
+        "because",
+        "it",
+        "was@2",
+        "spoiled",
+        ".",
+        "[SEP]",
+    ]
     assert view["layer"] == 0 and view["heads"] == [0, 1, 2, 3] and view["lines"] > 0
     before = opened.canvas()
 
@@ -140,8 +172,10 @@ def test_a_long_text_of_300_words(browser, tokenizer, tmp_path):
 
 def test_a_classifier_page_shows_the_explanation(browser, tokenizer, tmp_path):
     torch.manual_seed(3)
-    network = Classifier(Encoder(config(tokenizer.vocab_size)),
-                         ClassifierConfig(["spoiled_food", "menu_not_followed", "other"], multi_label=True))
+    network = Classifier(
+        Encoder(config(tokenizer.vocab_size)),
+        ClassifierConfig(["spoiled_food", "menu_not_followed", "other"], multi_label=True),
+    )
     nn.init.normal_(network.head.weight, std=3.0)
     model = Pipeline(network.eval(), tokenizer)
     explanation = explain(model, TEXT, steps=8)

@@ -1,4 +1,5 @@
 """Attention merged from WordPiece tokens to words, and the --word focus report."""
+
 from __future__ import annotations
 
 import pytest
@@ -111,7 +112,9 @@ def test_find_word_ignores_case_and_picks_occurrences():
     assert find_word(words, "was@2", special) == 6
     with pytest.raises(ValueError, match="occurs 2 times.*it@5 does not exist.*it@1 to it@2"):
         find_word(words, "it@5", special)
-    with pytest.raises(ValueError, match="'dal' is not a word of the text; its words are: It was cold and it was late$"):
+    with pytest.raises(
+        ValueError, match="'dal' is not a word of the text; its words are: It was cold and it was late$"
+    ):
         find_word(words, "dal", special)
 
 
@@ -129,4 +132,6 @@ def test_focus_reports_the_weights_it_reads_from_the_matrix(encoder, tokenizer):
     assert best.weight == pytest.approx(float(wa.attention[:, :, it, dal].max()))
     layer_mean = wa.attention[1, :, it, :].mean(0)
     assert report.top_per_layer[1][0][1] == pytest.approx(float(layer_mean.max()))
-    assert [h.weight for h in report.top_heads["meal"]] == sorted((h.weight for h in report.top_heads["meal"]), reverse=True)
+    assert [h.weight for h in report.top_heads["meal"]] == sorted(
+        (h.weight for h in report.top_heads["meal"]), reverse=True
+    )

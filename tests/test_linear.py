@@ -1,4 +1,5 @@
 """The encoder's Linear: oneDNN at fp32 inference, F.linear everywhere else, the same numbers."""
+
 import pytest
 import torch
 import torch.nn.functional as F

@@ -1,5 +1,6 @@
 """The complaint log, on every backend (``log_backend``: SQLite, and PostgreSQL when its server is installed):
 schema versions and migration, ordering, filters, status changes, concurrency; then what only one backend has."""
+
 from __future__ import annotations
 
 import re
@@ -52,7 +53,11 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
     store = log_backend.open()
     assert store.schema_version == SCHEMA_VERSION == 3
     [row] = store.list(Filters(label="illness")).items
-    assert (row["text"], row["labels"], row["model_version"]) == ("lizard in dal", ["foreign_object", "illness"], "old-model")
+    assert (row["text"], row["labels"], row["model_version"]) == (
+        "lizard in dal",
+        ["foreign_object", "illness"],
+        "old-model",
+    )
     assert (row["needs_review"], row["review_reasons"]) == (False, [])  # old rows were never flagged
     assert store.labels() == {"foreign_object", "illness"}
     assert store.list(Filters(label="spoiled_food")).total == 0
@@ -70,8 +75,14 @@ def test_version_2_log_is_migrated_to_3(log_backend):
 def test_complaints_needing_review_head_the_queue_and_can_be_filtered(log_backend):
     store = log_backend.open()
     sure = NewComplaint("lizard in the dal", ["foreign_object"], {"foreign_object": 0.97}, "high", "m1")
-    unsure = NewComplaint("खाने में कुछ था", ["other"], {"other": 0.08}, "low", "m1",
-                          review_reasons=["no label reached its threshold (most probable: other 0.08 < 0.40)"])
+    unsure = NewComplaint(
+        "खाने में कुछ था",
+        ["other"],
+        {"other": 0.08},
+        "low",
+        "m1",
+        review_reasons=["no label reached its threshold (most probable: other 0.08 < 0.40)"],
+    )
     first, second = store.add_many([sure, unsure])
     items = store.list().items
     assert [c["id"] for c in items] == [second, first]  # low urgency but flagged: reviewed before a sure high one
@@ -159,7 +170,10 @@ def test_status_moves_and_history(log_backend):
     assert store.set_status(i, "in_progress")["status"] == "in_progress"
     row = store.set_status(i, "resolved")
     assert row["status"] == "resolved"
-    assert [(h["old_status"], h["new_status"]) for h in row["history"]] == [("new", "in_progress"), ("in_progress", "resolved")]
+    assert [(h["old_status"], h["new_status"]) for h in row["history"]] == [
+        ("new", "in_progress"),
+        ("in_progress", "resolved"),
+    ]
     assert row["status_changed_at"] == row["history"][-1]["changed_at"]
     with pytest.raises(TransitionError):
         store.set_status(i, "resolved")
@@ -172,7 +186,8 @@ def test_status_moves_and_history(log_backend):
 def test_rows_have_the_same_shape_on_every_backend(log_backend):
     store = log_backend.open()
     probabilities = {"illness": 0.5, "foreign_object": 0.875, "other": 1e-05}
-    saved = NewComplaint("छिपकली मिली", ["foreign_object", "illness"], probabilities, "high", "run-a-0123456789ab", None,
+    labels = ["foreign_object", "illness"]
+    saved = NewComplaint("छिपकली मिली", labels, probabilities, "high", "run-a-0123456789ab", None,
                          ["बहुत कम भरोसा"])  # fmt: skip
     i = store.add(saved)
     row = store.set_status(i, "in_progress")
@@ -245,6 +260,9 @@ def test_open_log_picks_the_backend_by_url_scheme(tmp_path):
 
 def test_urls_are_printed_without_their_password():
     assert redact("postgresql://ann:s3cret@db.example:5432/log") == "postgresql://ann:***@db.example:5432/log"
-    assert redact("postgresql://ann@db/log?password=s3cret&sslmode=require") == "postgresql://ann@db/log?password=***&sslmode=require"
+    assert (
+        redact("postgresql://ann@db/log?password=s3cret&sslmode=require")
+        == "postgresql://ann@db/log?password=***&sslmode=require"
+    )
     assert redact("postgresql:///log") == "postgresql:///log"
     assert redact(Path("runs/complaints.db")) == "runs/complaints.db"

@@ -1,5 +1,6 @@
 """What only the PostgreSQL log has: connection errors in one line, the ``postgres://`` alias and its version
 table, servers starting together on an empty database, two writers on one database, and rows identical to SQLite's."""
+
 from __future__ import annotations
 
 import threading

@@ -1,4 +1,5 @@
 """Padding is invisible: a text's outputs and attention are the same alone and inside a padded batch."""
+
 import torch
 
 from mealwatch import Encoder

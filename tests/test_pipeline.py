@@ -1,5 +1,6 @@
 """The pipeline and its classifier: pooling, probabilities, decisions with thresholds, prediction order, review,
 urgency policy, atomic save and load."""
+
 from __future__ import annotations
 
 import json
@@ -25,9 +26,13 @@ TEXTS = [
 ]
 
 
-def make_pipeline(config: EncoderConfig, tokenizer: Tokenizer, multi_label: bool = True, labels=LABELS, **kwargs) -> Pipeline:
+def make_pipeline(
+    config: EncoderConfig, tokenizer: Tokenizer, multi_label: bool = True, labels=LABELS, **kwargs
+) -> Pipeline:
     torch.manual_seed(0)
-    return Pipeline(Classifier(Encoder(config), ClassifierConfig(list(labels), multi_label, **kwargs)).eval(), tokenizer)
+    return Pipeline(
+        Classifier(Encoder(config), ClassifierConfig(list(labels), multi_label, **kwargs)).eval(), tokenizer
+    )
 
 
 @pytest.mark.parametrize("pooling", ["mean", "cls"])
@@ -118,7 +123,11 @@ def test_a_text_longer_than_max_length_is_read_from_its_start_and_flagged(tiny_c
 def test_saved_model_reloads_and_predicts_identically(tiny_config, tokenizer, tmp_path):
     model = make_pipeline(tiny_config, tokenizer, thresholds=[0.4, 0.5, 0.6, 0.7], training={"epochs": 3})
     model.save(tmp_path / "model")
-    assert sorted(f.name for f in (tmp_path / "model").iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+    assert sorted(f.name for f in (tmp_path / "model").iterdir()) == [
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+    ]
     assert is_classifier_dir(tmp_path / "model")
     config = json.loads((tmp_path / "model" / "config.json").read_text())
     assert config["mealwatch_classifier"] == 1 and config["labels"] == LABELS and config["training"] == {"epochs": 3}

@@ -1,4 +1,5 @@
 """The sinusoidal table of "Attention Is All You Need" at known positions."""
+
 import math
 
 import pytest

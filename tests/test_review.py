@@ -1,4 +1,5 @@
 """The review flag: unreadable text, no label cleared, close calls, and the margin chosen on validation."""
+
 import numpy as np
 import pytest
 

@@ -1,5 +1,6 @@
 """The HTTP API with FastAPI's TestClient over a tiny random model: answers match the classifier,
 the log filters, pages, exports and counts correctly, and every bad input is a clear 4xx JSON error."""
+
 from __future__ import annotations
 
 import csv
@@ -15,7 +16,7 @@ from log_backends import backdate
 from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.pipeline import Pipeline
-from mealwatch.explain import explain, word_attention
+from mealwatch.explain import explain
 from mealwatch.labels import LABELS
 from mealwatch.serve import Predictor, create_app
 
@@ -30,9 +31,15 @@ def tiny_classifier(seed: int) -> Pipeline:
     torch.manual_seed(seed)
     tokenizer = Tokenizer.from_pretrained()
     config = EncoderConfig(
-        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
     )
-    return Pipeline(Classifier(Encoder(config), ClassifierConfig(labels=list(LABELS), multi_label=True)).eval(), tokenizer)
+    return Pipeline(
+        Classifier(Encoder(config), ClassifierConfig(labels=list(LABELS), multi_label=True)).eval(), tokenizer
+    )
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +74,9 @@ def log_client(predictor, log_backend):
 
 
 def post_csv(client, content: bytes, name="upload.csv", save=False, fmt="json"):
-    return client.post(f"/api/classify/csv?format={fmt}", files={"file": (name, content, "text/csv")}, data={"save": str(save).lower()})
+    return client.post(
+        f"/api/classify/csv?format={fmt}", files={"file": (name, content, "text/csv")}, data={"save": str(save).lower()}
+    )
 
 
 def assert_same_prediction(answer: dict, expected) -> None:
@@ -97,7 +106,10 @@ def test_a_text_longer_than_the_model_reads_is_flagged(client, method):
     long_text = " ".join(["worms were found in the rice"] * 30)  # 180 words: over 128 word pieces
     body = client.post("/api/classify", json={"text": long_text, "explain": method, "steps": 4}).json()
     assert body["truncated"] is True and body["text"] == long_text
-    assert client.post("/api/classify", json={"text": TEXTS[0], "explain": method, "steps": 4}).json()["truncated"] is False
+    assert (
+        client.post("/api/classify", json={"text": TEXTS[0], "explain": method, "steps": 4}).json()["truncated"]
+        is False
+    )
     batch = client.post("/api/classify/batch", json={"texts": [TEXTS[1], long_text], "explain": method}).json()
     assert [r["truncated"] for r in batch["results"]] == [False, True]
 
@@ -207,7 +219,9 @@ def seed_log(client, db_path) -> list[dict]:
     ]
     saved = []
     for text, school, when in rows:
-        body = client.post("/api/classify", json={"text": text, "school": school, "save": True, "explain": "none"}).json()
+        body = client.post(
+            "/api/classify", json={"text": text, "school": school, "save": True, "explain": "none"}
+        ).json()
         backdate(db_path, body["id"], when)
         saved.append(body | {"created_at": when})
     assert client.patch(f"/api/complaints/{saved[2]['id']}", json={"status": "in_progress"}).status_code == 200
@@ -263,7 +277,8 @@ def test_csv_export_has_every_column_and_honours_filters(log_client, classifier)
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(r.text)))
     assert len(rows) == 5
-    assert list(rows[0])[:11] == ["id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review",
+    first = ["id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review"]
+    assert list(rows[0])[:11] == [*first,
                                   "review_reasons", "school", "text", "model_version"]  # fmt: skip
     assert list(rows[0])[11:] == [f"p_{label}" for label in classifier.labels]
     by_id = {int(row["id"]): row for row in rows}
@@ -283,7 +298,9 @@ def test_stats_count_by_hand(log_client):
     stats = client.get("/api/stats", params={"from": "2024-04-30", "to": "2024-05-03"}).json()
     assert stats["days"] == ["2024-04-30", "2024-05-01", "2024-05-02", "2024-05-03"]
     for label in stats["labels"]:
-        expected = [sum(1 for c in saved if c["created_at"].startswith(day) and label in c["labels"]) for day in stats["days"]]
+        expected = [
+            sum(1 for c in saved if c["created_at"].startswith(day) and label in c["labels"]) for day in stats["days"]
+        ]
         assert stats["counts"][label] == expected, label
         assert stats["totals"][label] == sum(expected)
     assert sum(stats["totals"].values()) == sum(len(c["labels"]) for c in saved)
@@ -306,7 +323,11 @@ def test_csv_upload_json_csv_and_save(client, classifier):
     body = post_csv(client, content).json()
     texts = ["Rice had stones,\nand worms", "The dal was watery", "No meal today"]
     assert body["count"] == 3 and [x["text"] for x in body["results"]] == texts
-    assert [x["line"] for x in body["results"]] == [2, 4, 6] and [x["school"] for x in body["results"]] == ["S1", "S2", None]
+    assert [x["line"] for x in body["results"]] == [2, 4, 6] and [x["school"] for x in body["results"]] == [
+        "S1",
+        "S2",
+        None,
+    ]
     for answer, expected in zip(body["results"], classifier.predict(texts)):
         assert_same_prediction(answer, expected)
     r = post_csv(client, content, fmt="csv", save=True)
@@ -343,9 +364,14 @@ def test_bad_classify_bodies(client, body, message):
 def test_non_json_bodies(client):
     r = client.post("/api/classify", content=b"{text: oops", headers={"content-type": "application/json"})
     assert r.status_code == 422 and "not valid JSON" in r.json()["error"]
-    r = client.post("/api/classify", content=b"text=oops", headers={"content-type": "application/x-www-form-urlencoded"})
+    r = client.post(
+        "/api/classify", content=b"text=oops", headers={"content-type": "application/x-www-form-urlencoded"}
+    )
     assert r.status_code == 422 and "Content-Type: application/json" in r.json()["error"]
-    assert "is missing" in client.post("/api/classify", content=b"", headers={"content-type": "application/json"}).json()["error"]
+    assert (
+        "is missing"
+        in client.post("/api/classify", content=b"", headers={"content-type": "application/json"}).json()["error"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -412,7 +438,9 @@ def test_unexpected_error_is_a_generic_500(predictor, tmp_path, monkeypatch, cap
     with caplog.at_level("ERROR", logger="mealwatch.serve"):
         r = client.post("/api/classify", json={"text": "fine"})
     assert r.status_code == 500
-    assert r.json() == {"error": "internal error: the server could not complete the request (the details are in its log)"}
+    assert r.json() == {
+        "error": "internal error: the server could not complete the request (the details are in its log)"
+    }
     assert "secret" not in r.text and "Traceback" not in r.text
     assert "secret internal detail" in caplog.text
 
@@ -528,7 +556,9 @@ def test_two_serve_processes_share_one_postgres_log(model_dir, pg_cluster):
     urls = [f"http://127.0.0.1:{free_port()}" for _ in range(2)]
     command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model_dir), "--db", db]
     servers = [
-        subprocess.Popen([*command, "--port", url.rsplit(":", 1)[1]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        subprocess.Popen(
+            [*command, "--port", url.rsplit(":", 1)[1]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         for url in urls
     ]
     try:

@@ -1,5 +1,6 @@
 """The page in headless Chromium against a live server on 127.0.0.1: classify, upload and download a
 CSV, change a status. Any page error, console error or request leaving this machine fails the test."""
+
 from __future__ import annotations
 
 import csv
@@ -37,10 +38,16 @@ def model(tmp_path_factory) -> tuple[Path, Classifier]:
     torch.manual_seed(0)
     tokenizer = Tokenizer.from_pretrained()
     config = EncoderConfig(
-        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
     )
     folder = tmp_path_factory.mktemp("browser") / "run"
-    Pipeline(Classifier(Encoder(config), ClassifierConfig(labels=list(LABELS), multi_label=True)), tokenizer).save(folder)
+    Pipeline(Classifier(Encoder(config), ClassifierConfig(labels=list(LABELS), multi_label=True)), tokenizer).save(
+        folder
+    )
     return folder, Pipeline.from_folder(folder)
 
 
@@ -70,7 +77,9 @@ def server(model, tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests")
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -97,12 +106,17 @@ def page(browser, server):
 
     def watch(p) -> None:
         p.on("pageerror", lambda e: problems.append(f"page error on {p.url}: {e}"))
-        p.on("console", lambda m: problems.append(f"console {m.type} on {p.url}: {m.text}") if m.type == "error" else None)
+        p.on(
+            "console",
+            lambda m: problems.append(f"console {m.type} on {p.url}: {m.text}") if m.type == "error" else None,
+        )
 
     context.on("page", watch)  # every page of the context, the attention view's tab too
     p = context.new_page()
     p.goto(server[0] + "/")
-    p.locator("#f-label option").nth(1).wait_for(state="attached")  # the labels have loaded (no eval: the page's CSP forbids it)
+    p.locator("#f-label option").nth(1).wait_for(
+        state="attached"
+    )  # the labels have loaded (no eval: the page's CSP forbids it)
     p.locator("#log-list li").first.wait_for(state="attached")
     yield p
     context.close()

@@ -1,4 +1,5 @@
 """Text handling that never damages a script: normalisation, grapheme-whole word spans, script detection."""
+
 import pytest
 from tokenizers import Tokenizer as FastTokenizer
 from tokenizers import normalizers

@@ -1,4 +1,5 @@
 """WordPiece through the `tokenizers` library, with the map back to words and characters."""
+
 import shutil
 
 import pytest

@@ -1,4 +1,5 @@
 """Fine-tuning: falling loss, seeded reproducibility, class weights, batching, schedule, thresholds."""
+
 from __future__ import annotations
 
 import shutil
@@ -212,7 +213,9 @@ def test_learning_rate_warms_up_then_decays_to_zero(tiny_encoder_dir):
     optimizer, scheduler = make_optimizer(model, args, total_steps=10)
     groups = optimizer.param_groups
     head = next(i for i, g in enumerate(groups) if any(p is model.head.weight for p in g["params"]))
-    encoder = next(i for i, g in enumerate(groups) if any(p is model.encoder.layers[0].feed_forward.up.weight for p in g["params"]))
+    encoder = next(
+        i for i, g in enumerate(groups) if any(p is model.encoder.layers[0].feed_forward.up.weight for p in g["params"])
+    )
     assert groups[head]["weight_decay"] == groups[encoder]["weight_decay"] == 0.01
     word = next(g for g in groups if any(p is model.encoder.embeddings.word.weight for p in g["params"]))
     assert word["weight_decay"] == 0.0  # decay would shrink pre-trained rows that vocabulary extension keeps fixed

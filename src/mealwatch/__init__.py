@@ -1,4 +1,5 @@
 """mealwatch: sort school-meal complaints with a BERT encoder written from first principles."""
+
 from .labels import LABELS, urgency
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder, EncoderConfig, EncoderOutput

@@ -4,6 +4,7 @@ A file is written to a hidden sibling, flushed to disk and renamed over its dest
 the same way, each of its files flushed first. An interruption at any point leaves the old file
 or folder, or the new one, never a partial one by that name.
 """
+
 from __future__ import annotations
 
 import os
@@ -37,7 +38,9 @@ def write_text_atomically(path: str | Path, text: str) -> Path:
     return write_file_atomically(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 
-def write_folder_atomically(destination: Path, write: Callable[[Path], None], replaceable: Callable[[Path], bool]) -> None:
+def write_folder_atomically(
+    destination: Path, write: Callable[[Path], None], replaceable: Callable[[Path], bool]
+) -> None:
     """Let ``write`` fill a hidden sibling folder, flush it to disk, then rename it to ``destination``.
 
     An existing ``destination`` is replaced only when it is empty or ``replaceable`` says so;

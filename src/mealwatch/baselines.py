@@ -13,6 +13,7 @@ C chosen by validation macro-F1, and — for multi-label data — per-label thre
 validation with the training loop's grid and the classifier's rule (labels reaching their
 threshold; none: the most probable one).
 """
+
 from __future__ import annotations
 
 import time
@@ -76,7 +77,9 @@ def _probabilities(model: Any, X: Any, n_labels: int) -> np.ndarray:
     return out
 
 
-def tuned_logistic(X_train: Any, train: Dataset, X_val: Any, validation: Dataset, scale: bool) -> tuple[Any, list | None, str]:
+def tuned_logistic(
+    X_train: Any, train: Dataset, X_val: Any, validation: Dataset, scale: bool
+) -> tuple[Any, list | None, str]:
     """Logistic regression with C (and multi-label thresholds) chosen by validation macro-F1."""
     from sklearn.metrics import f1_score
 
@@ -233,7 +236,9 @@ def script_table(results: Sequence[BaselineResult]) -> list[str]:
     lines = [f"| macro-F1 by script | {head} |", "|---|" + "---:|" * len(scripts)]
     for r in results:
         by = r.report.by_script or {}
-        lines.append(f"| {r.name} | " + " | ".join(f"{by[s]['macro_f1']:.3f}" if s in by else "–" for s in scripts) + " |")
+        lines.append(
+            f"| {r.name} | " + " | ".join(f"{by[s]['macro_f1']:.3f}" if s in by else "–" for s in scripts) + " |"
+        )
     return lines
 
 

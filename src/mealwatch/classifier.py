@@ -8,6 +8,7 @@ Tokenization, thresholds, decisions, review and saving live in ``pipeline.Pipeli
 module holds only the network, its config (``ClassifierConfig``, saved as config.json) and
 the atomic folder writer the pipeline saves with.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,7 +40,9 @@ class ClassifierConfig:
     training: dict[str, Any] = field(default_factory=dict)  # the training arguments, for the record
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
     max_length: int = 128  # texts are cut to this many tokens, as in training
-    review: dict[str, float] = field(default_factory=dict)  # review.ReviewPolicy (close-call margin chosen on validation)
+    review: dict[str, float] = field(
+        default_factory=dict
+    )  # review.ReviewPolicy (close-call margin chosen on validation)
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLINGS:
@@ -136,7 +139,9 @@ def read_config(folder: Path) -> ClassifierConfig:
             "a plain encoder checkpoint has no classification head): pass a folder written by `mealwatch train`"
         )
     if raw[FORMAT_KEY] > FORMAT_VERSION:
-        raise CheckpointError(f"{file} has format version {raw[FORMAT_KEY]}; this mealwatch reads up to {FORMAT_VERSION}")
+        raise CheckpointError(
+            f"{file} has format version {raw[FORMAT_KEY]}; this mealwatch reads up to {FORMAT_VERSION}"
+        )
     try:
         return ClassifierConfig.from_dict(raw)
     except (KeyError, TypeError, ValueError) as e:

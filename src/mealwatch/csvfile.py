@@ -7,6 +7,7 @@
 - labels are joined by ``labels.LABEL_SEPARATOR``, booleans written ``true``/``false``, probabilities
   with 6 decimals, lists of reasons joined by `` | ``.
 """
+
 from __future__ import annotations
 
 import csv

@@ -5,6 +5,7 @@ raises ``DataError`` naming the file, the line (as a text editor numbers it; a C
 line 1) and what was expected. Nothing is dropped: rows whose text repeats another's are
 kept, listed in ``Dataset.duplicates`` and reported with a warning.
 """
+
 from __future__ import annotations
 
 import csv
@@ -187,7 +188,8 @@ def _read_utf8(path: Path) -> str:
         return decode_utf8(path.read_bytes())  # a leading byte-order mark is dropped
     except NotUtf8Error as e:
         raise DataError(
-            f"{path}, line {e.line}: not UTF-8 text (byte 0x{e.byte:02x} at byte offset {e.offset}); save the file as UTF-8"
+            f"{path}, line {e.line}: not UTF-8 text (byte 0x{e.byte:02x} at byte offset {e.offset}); "
+            "save the file as UTF-8"
         ) from None
 
 
@@ -196,7 +198,9 @@ def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> li
     try:
         header = next(reader, None)
         if header is None:
-            raise DataError(f"{path}: empty file; expected a header row with columns {text_column!r} and {labels_column!r}")
+            raise DataError(
+                f"{path}: empty file; expected a header row with columns {text_column!r} and {labels_column!r}"
+            )
         header = [name.strip() for name in header]
         for column in (text_column, labels_column):
             if column not in header:
@@ -316,7 +320,9 @@ def read_parallel(path: str | Path | None = None) -> list[ParallelComplaint]:
             if not all((row[c] or "").strip() for c in columns):
                 raise DataError(f"{path}, line {reader.line_num}: every column needs a value ({', '.join(columns)})")
             labels = tuple(label.strip() for label in row["labels"].split(LABEL_SEPARATOR) if label.strip())
-            rows.append(ParallelComplaint(row["english"].strip(), labels, row["devanagari"].strip(), row["romanised"].strip()))
+            rows.append(
+                ParallelComplaint(row["english"].strip(), labels, row["devanagari"].strip(), row["romanised"].strip())
+            )
     return rows
 
 
@@ -344,7 +350,9 @@ def read_splits(path: str | Path | None = None, *, seed: int = 0, **read_kwargs:
         return _read_folder(path, seed, read_kwargs)
     whole = read_dataset(path, **read_kwargs)
     parts = stratified_split(whole.examples, (0.70, 0.15, 0.15), seed)
-    splits = {name: Dataset.from_examples(p, whole.label_set, whole.multi_label, path) for name, p in zip(SPLIT_NAMES, parts)}
+    splits = {
+        name: Dataset.from_examples(p, whole.label_set, whole.multi_label, path) for name, p in zip(SPLIT_NAMES, parts)
+    }
     _warn_missing_labels(splits, carved=("validation", "test"))
     return splits
 

@@ -6,6 +6,7 @@
 Both return (N, L) 0/1 arrays in the label set's order; ``as_targets`` turns them into what
 scikit-learn's metrics take ((N,) indices for single-label).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -13,7 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def encode_labels(rows: Sequence[Sequence[str]] | Sequence[str], labels: Sequence[str], multi_label: bool) -> np.ndarray:
+def encode_labels(
+    rows: Sequence[Sequence[str]] | Sequence[str], labels: Sequence[str], multi_label: bool
+) -> np.ndarray:
     """Label names per row -> (N, L) 0/1 (multi-label) or (N,) indices (single-label: one name or a one-name list)."""
     index = {label: i for i, label in enumerate(labels)}
     rows = [[row] if isinstance(row, str) else list(row) for row in rows]

@@ -1,4 +1,5 @@
 """Context-aware sentence embeddings from the encoder: mean-pooled token vectors or [CLS]."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -5,6 +5,7 @@ Targets and predictions come as ``Dataset.targets()`` does: (N, L) 0/1 for multi
 Macro and weighted averages run over the whole label set; a label with no example and no
 prediction scores 0 (``zero_division=0``), and its support of 0 shows in ``per_label``.
 """
+
 from __future__ import annotations
 
 import json
@@ -116,7 +117,12 @@ def evaluate_predictions(
     ids = list(range(len(labels)))
     precision, recall, f1, support = precision_recall_fscore_support(y_true, y_pred, labels=ids, zero_division=0)
     per_label = {
-        label: {"precision": float(precision[i]), "recall": float(recall[i]), "f1": float(f1[i]), "support": int(support[i])}
+        label: {
+            "precision": float(precision[i]),
+            "recall": float(recall[i]),
+            "f1": float(f1[i]),
+            "support": int(support[i]),
+        }
         for i, label in enumerate(labels)
     }
 
@@ -210,7 +216,9 @@ def report_markdown(report: EvaluationReport, title: str = "Evaluation") -> str:
         lines += ["", _interval(report) + "."]
     if report.by_script:
         lines += ["", "| script | texts | macro-F1 | micro-F1 |", "|---|---:|---:|---:|"]
-        lines += [f"| {name} | {m['n']} | {m['macro_f1']:.3f} | {m['micro_f1']:.3f} |" for name, m in report.by_script.items()]
+        lines += [
+            f"| {name} | {m['n']} | {m['macro_f1']:.3f} | {m['micro_f1']:.3f} |" for name, m in report.by_script.items()
+        ]
     plot = "per_label_confusion.png" if report.multi_label else "confusion_matrix.png"
     lines += ["", f"![confusion]({plot})", ""]
     return "\n".join(lines)

@@ -1,4 +1,5 @@
 """The main job, whole: read the training data, fine-tune, save the run with its evaluation beside it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,7 +45,9 @@ def load_training_data(
         splits = {"train": train, "validation": read_dataset(validation, **others)}
     if test is not None:
         first = splits["train"]
-        splits["test"] = read_dataset(test, **{**read_kwargs, "label_set": first.label_set, "multi_label": first.multi_label})
+        splits["test"] = read_dataset(
+            test, **{**read_kwargs, "label_set": first.label_set, "multi_label": first.multi_label}
+        )
     return splits
 
 

@@ -2,6 +2,7 @@
 
 Everything that names a complaint label imports it from here.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -15,7 +16,8 @@ DEFINITIONS: dict[str, str] = {
     "menu_not_followed": "a prescribed item missing or substituted (no dal, no egg or fruit on its day), "
     "the same food every day, a sabzi with no vegetables",
     "poor_hygiene": "dirty kitchen, utensils or water, flies, cooking near toilets or garbage, cooks without handwash",
-    "meal_not_served": "no meal today or for days, kitchen closed, very late, cooking stopped for want of gas, fuel or grain",
+    "meal_not_served": "no meal today or for days, kitchen closed, very late, "
+    "cooking stopped for want of gas, fuel or grain",
     "poor_taste_or_cooking": "undercooked, raw, burnt, watery, too salty or spicy, tasteless",
     "staff_misconduct": "cook or head teacher absent, drunk or rude, caste discrimination, children made to cook "
     "or wash pots, grain stolen, fake attendance",

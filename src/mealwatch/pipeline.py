@@ -9,6 +9,7 @@ and it saves and loads the model folder: ``model.safetensors`` (every tensor of 
 ``config.json`` (architecture, labels, thresholds, review policy, training arguments, the format key
 ``mealwatch_classifier``) and ``tokenizer.json``, written atomically.
 """
+
 from __future__ import annotations
 
 import json
@@ -172,7 +173,8 @@ class Pipeline:
             for idx in order.split(batch_size):
                 T = int(lengths[idx].max())
                 logits = model(
-                    input_ids=tokens.input_ids[idx, :T], attention_mask=tokens.attention_mask[idx, :T],
+                    input_ids=tokens.input_ids[idx, :T],
+                    attention_mask=tokens.attention_mask[idx, :T],
                     token_type_ids=tokens.token_type_ids[idx, :T],
                 ).logits  # (B, L)  fmt: skip
                 out[start + idx] = model.probabilities(logits).float()
@@ -223,7 +225,9 @@ class Pipeline:
         except (SafetensorError, OSError, ValueError, RuntimeError) as e:
             raise CheckpointError(f"{folder / WEIGHTS_FILE} is damaged or truncated and cannot be read: {e}") from e
         expected = model.state_dict()
-        problems = [f"missing tensor {k} (expected shape {tuple(v.shape)})" for k, v in expected.items() if k not in tensors]
+        problems = [
+            f"missing tensor {k} (expected shape {tuple(v.shape)})" for k, v in expected.items() if k not in tensors
+        ]
         problems += [f"unexpected tensor {k}" for k in tensors if k not in expected]
         problems += [
             f"tensor {k} has shape {tuple(t.shape)}, expected {tuple(expected[k].shape)}"
@@ -231,10 +235,11 @@ class Pipeline:
             if k in expected and t.shape != expected[k].shape
         ]
         if problems:
-            raise CheckpointError(f"{folder / WEIGHTS_FILE} does not match its config.json:\n  " + "\n  ".join(problems))
+            raise CheckpointError(
+                f"{folder / WEIGHTS_FILE} does not match its config.json:\n  " + "\n  ".join(problems)
+            )
         model.load_state_dict(tensors, strict=True)
         return cls(model.eval(), Tokenizer.from_pretrained(folder), folder)
-
 
 
 @dataclass

@@ -12,6 +12,7 @@ A prediction ``needs_review`` when any of these holds, each with a reason a pers
 
 ``margin`` is chosen on the validation split (``choose_margin``) and saved with the model.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

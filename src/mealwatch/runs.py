@@ -5,6 +5,7 @@
 folder. Without ``--model`` a command uses, in order: ``$MEALWATCH_MODEL``, the newest run under
 ``$MEALWATCH_HOME/runs/``, the newest run under ``./runs/`` (where older versions saved).
 """
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """Seeded, stratified splits of labelled examples, deterministic for a set of examples whatever their order."""
+
 from __future__ import annotations
 
 import re
@@ -101,7 +102,9 @@ def _spread_labels(parts: list[list[int]], examples: Sequence[Labelled]) -> None
                 continue  # too rare to reach this part without taking it from another
             d = max(donors, key=lambda d: (count(parts[d])[label], -d))
             have = count(parts[d])
-            movable = [j for j in parts[d] if label in examples[j].labels and all(have[x] >= 2 for x in examples[j].labels)]
+            movable = [
+                j for j in parts[d] if label in examples[j].labels and all(have[x] >= 2 for x in examples[j].labels)
+            ]
             if not movable:
                 continue
             moved = movable[0]

@@ -12,6 +12,7 @@ mark of a Brahmic script:
 It is built as a ``tokenizers`` normaliser so that the tokenizer tracks character offsets through it
 (word spans always point into the text as given), and ``normalize`` applies the very same object.
 """
+
 from __future__ import annotations
 
 import functools
@@ -45,7 +46,9 @@ HINDI_MARKERS = frozenset(
 def bert_normalizer(*, lowercase: bool = True, strip_accents: bool | None = None) -> normalizers.Normalizer:
     """BERT's normaliser with Brahmic marks kept; ``strip_accents=None`` follows ``lowercase`` as BERT does."""
     strip = lowercase if strip_accents is None else strip_accents
-    steps = [normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False)]
+    steps = [
+        normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False)
+    ]
     if strip:
         steps += [normalizers.NFD(), normalizers.Replace(Regex(_STRIPPABLE_MARK), "")]
     steps.append(normalizers.NFC())
@@ -99,11 +102,13 @@ def detect_script(text: str) -> str:
 
 
 def check_text(text: object, max_chars: int | None = None) -> str:
-    """``text`` if it is a non-empty string (of at most ``max_chars`` characters); ValueError saying what was expected."""
+    """``text`` if it is a non-empty string of at most ``max_chars`` characters; else a ValueError saying why."""
     if not isinstance(text, str):
         raise ValueError(f"the text must be a string, not {type(text).__name__}")
     if not text.strip():
         raise ValueError("the text is empty (or only whitespace): expected the complaint's words")
     if max_chars is not None and len(text) > max_chars:
-        raise ValueError(f"the text is {len(text):,} characters long; the limit is {max_chars:,}: split it into shorter texts")
+        raise ValueError(
+            f"the text is {len(text):,} characters long; the limit is {max_chars:,}: split it into shorter texts"
+        )
     return text

@@ -1,4 +1,5 @@
 """Reading plain lists of texts (no labels) from .txt, .csv or .jsonl files, with line-numbered errors."""
+
 from __future__ import annotations
 
 import csv

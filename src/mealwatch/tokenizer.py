@@ -9,6 +9,7 @@ so a Devanagari word never loses a vowel sign at its edge.
 Normalisation follows the checkpoint's own settings (lowercase, strip accents) through
 ``text.bert_normalizer``, which strips Latin accents but keeps every Indic combining mark.
 """
+
 from __future__ import annotations
 
 import json
@@ -129,7 +130,9 @@ def _from_vocab(folder: Path) -> FastTokenizer:
     config_file = folder / "tokenizer_config.json"
     if config_file.is_file():
         lower = json.loads(config_file.read_text(encoding="utf-8")).get("do_lower_case", True)
-    vocab = {line.rstrip("\n"): i for i, line in enumerate((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())}
+    vocab = {
+        line.rstrip("\n"): i for i, line in enumerate((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    }
     backend = FastTokenizer(WordPiece(vocab, unk_token="[UNK]"))
     backend.normalizer = bert_normalizer(lowercase=lower)
     backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()

@@ -5,6 +5,7 @@ so the same seed on the same machine gives the same weights and the same metrics
 with native bfloat16 the training steps run under bf16 autocast (weights stay float32);
 the pre-trained word-embedding table stays fixed. Both make an epoch about twice as fast.
 """
+
 from __future__ import annotations
 
 import copy
@@ -217,7 +218,10 @@ def review_policy_on(pipeline: Pipeline, texts: list[str], targets: np.ndarray) 
 
 
 def train(
-    train_set: LabelledTexts, validation_set: LabelledTexts, args: TrainingArguments | None = None, progress: bool = True
+    train_set: LabelledTexts,
+    validation_set: LabelledTexts,
+    args: TrainingArguments | None = None,
+    progress: bool = True,
 ) -> TrainingResult:
     """Fine-tune on ``train_set``, keeping the epoch with the best macro-F1 on ``validation_set``.
 
@@ -234,7 +238,9 @@ def train(
         torch.set_num_threads(threads)
 
 
-def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: TrainingArguments, progress: bool) -> TrainingResult:
+def _train(
+    train_set: LabelledTexts, validation_set: LabelledTexts, args: TrainingArguments, progress: bool
+) -> TrainingResult:
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
@@ -266,7 +272,8 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
             T = int(lengths[idx].max())
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
                 logits = model(
-                    input_ids=batch.input_ids[idx, :T], attention_mask=batch.attention_mask[idx, :T],
+                    input_ids=batch.input_ids[idx, :T],
+                    attention_mask=batch.attention_mask[idx, :T],
                     token_type_ids=batch.token_type_ids[idx, :T],
                 ).logits  # (B, L)  fmt: skip
             loss = loss_fn(logits.float(), y[idx])
@@ -302,8 +309,12 @@ def _train(train_set: LabelledTexts, validation_set: LabelledTexts, args: Traini
 def _check_compatible(train_set: LabelledTexts, validation_set: LabelledTexts) -> None:
     if len(train_set.texts) == 0 or len(validation_set.texts) == 0:
         raise ValueError("training needs at least one training and one validation example")
-    if list(train_set.label_set) != list(validation_set.label_set) or train_set.multi_label != validation_set.multi_label:
+    if (
+        list(train_set.label_set) != list(validation_set.label_set)
+        or train_set.multi_label != validation_set.multi_label
+    ):
         raise ValueError(
-            f"the validation data's labels {list(validation_set.label_set)} (multi-label: {validation_set.multi_label}) "
+            f"the validation data's labels {list(validation_set.label_set)} "
+            f"(multi-label: {validation_set.multi_label}) "
             f"differ from the training data's {list(train_set.label_set)} (multi-label: {train_set.multi_label})"
         )

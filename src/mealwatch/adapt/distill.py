@@ -10,6 +10,7 @@ Hindi and romanised renderings, and to the English itself:
 so that "बच्चों को उल्टी हुई", "bacchon ko ulti hui" and "the children vomited" land on one point,
 and what the classifier later learns on any one of them carries over to the others.
 """
+
 from __future__ import annotations
 
 import math

@@ -8,6 +8,7 @@ The folder is an ordinary BERT checkpoint that ``mealwatch train --encoder`` tak
 ``mealwatch_adapt.json`` records how it was made and how many rows of its vocabulary are the
 pre-trained ones (training keeps those fixed and lets the new ones learn).
 """
+
 from __future__ import annotations
 
 import hashlib

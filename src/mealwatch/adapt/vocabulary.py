@@ -11,6 +11,7 @@ Each new row starts as the mean of the old embeddings of the piece's romanisatio
 "khana" -> k ##han ##a), so the encoder starts from what it knows of the romanised word;
 fine-tuning (or distillation) moves it from there. The old rows stay as they were.
 """
+
 from __future__ import annotations
 
 import re

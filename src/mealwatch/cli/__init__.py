@@ -4,6 +4,7 @@ A command module defines ``register(subparsers)``, which adds its parser and set
 ``func`` to a function taking the parsed arguments and returning an exit code. Modules
 import heavy libraries (torch) inside that function, so ``mealwatch --help`` stays fast.
 """
+
 from __future__ import annotations
 
 import argparse

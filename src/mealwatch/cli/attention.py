@@ -1,5 +1,6 @@
 """``mealwatch attention``: which words the model looks at, per layer and head, as text,
 JSON, pictures or an interactive page."""
+
 from __future__ import annotations
 
 import argparse
@@ -19,20 +20,34 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("text", metavar="TEXT", help="the text to look at")
-    p.add_argument("--model", help="a model folder from `mealwatch train` or a Hugging Face BERT folder "
-                   "(default: the bundled pre-trained all-MiniLM-L6-v2)")
-    p.add_argument("--word", help="report where this word looks; a repeated word by WORD@N, its N-th occurrence "
-                   "(from 1); matching ignores case")
-    p.add_argument("--candidates", help="comma-separated words to compare for --word, e.g. dal,meal "
-                   "(default: the three words it attends to most)")
+    p.add_argument(
+        "--model",
+        help="a model folder from `mealwatch train` or a Hugging Face BERT folder "
+        "(default: the bundled pre-trained all-MiniLM-L6-v2)",
+    )
+    p.add_argument(
+        "--word",
+        help="report where this word looks; a repeated word by WORD@N, its N-th occurrence "
+        "(from 1); matching ignores case",
+    )
+    p.add_argument(
+        "--candidates",
+        help="comma-separated words to compare for --word, e.g. dal,meal (default: the three words it attends to most)",
+    )
     p.add_argument("--layer", type=int, help="one layer (from 0)")
     p.add_argument("--head", type=int, help="one head of --layer (from 0)")
-    p.add_argument("--json", action="store_true", help="print one JSON object: words, attention[layer][head][query][key]")
-    p.add_argument("--png", type=Path, metavar="FILE", help="write a picture: one head with --layer/--head, else the grid")
+    p.add_argument(
+        "--json", action="store_true", help="print one JSON object: words, attention[layer][head][query][key]"
+    )
+    p.add_argument(
+        "--png", type=Path, metavar="FILE", help="write a picture: one head with --layer/--head, else the grid"
+    )
     p.add_argument("--svg", type=Path, metavar="FILE", help="the same picture as SVG")
     p.add_argument("--html", type=Path, metavar="FILE", help="write the interactive page (one self-contained file)")
     p.add_argument("--no-special", action="store_true", help="leave out [CLS] and [SEP] (rows rescaled to sum to 1)")
-    p.add_argument("--steps", type=int, default=50, help="integrated-gradient steps for a classifier's page (default 50)")
+    p.add_argument(
+        "--steps", type=int, default=50, help="integrated-gradient steps for a classifier's page (default 50)"
+    )
     p.set_defaults(func=run)
 
 
@@ -56,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
     if not args.text.strip():
-        raise UserError("TEXT is empty: give a sentence to look at, e.g. \"The dal was cold.\"")
+        raise UserError('TEXT is empty: give a sentence to look at, e.g. "The dal was cold."')
     if args.head is not None and args.layer is None:
         raise UserError("--head needs --layer (heads are numbered within a layer)")
     check_outputs(args)

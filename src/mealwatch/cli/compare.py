@@ -1,4 +1,5 @@
 """``mealwatch compare``: TF-IDF, frozen embeddings, from-scratch and fine-tuned models on the same splits."""
+
 from __future__ import annotations
 
 import argparse

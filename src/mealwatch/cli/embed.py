@@ -1,4 +1,5 @@
 """``mealwatch embed``: context-aware sentence embeddings for texts or a file."""
+
 from __future__ import annotations
 
 import argparse
@@ -51,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             sys.stdout.writelines(line + "\n" for line in lines)
     if args.output:
-        print(f"wrote {len(texts)} embeddings of size {vectors.shape[1]} ({args.pooling} pooling) to {args.output}",
-              file=sys.stderr)
+        print(
+            f"wrote {len(texts)} embeddings of size {vectors.shape[1]} ({args.pooling} pooling) to {args.output}",
+            file=sys.stderr,
+        )
     return 0

@@ -1,4 +1,5 @@
 """``mealwatch evaluate``: score a trained model on a labelled CSV/JSONL file."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="precision, recall and F1 of a trained model on a labelled file",
         description="Predict the labels of a labelled CSV/JSONL file and compare them with the truth.",
     )
-    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)")
+    p.add_argument(
+        "--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)"
+    )
     p.add_argument("--data", type=Path, required=True, help="a labelled .csv or .jsonl file")
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
     p.add_argument("--labels-column", default="labels", help="column/field holding the labels (default: labels)")

@@ -1,5 +1,6 @@
 """``mealwatch explain``: why a fine-tuned classifier predicts its labels for a text —
 per-word integrated gradients and attention rollout."""
+
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,5 @@
 """``mealwatch predict``: labels, per-label probabilities and urgency for texts or a file of texts."""
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "whose probability reaches its tuned threshold, or the most probable one if none does.",
     )
     p.add_argument("texts", nargs="*", metavar="TEXT", help="complaint texts (or use --input)")
-    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)")
+    p.add_argument(
+        "--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)"
+    )
     p.add_argument("--input", type=Path, help="a .csv or .jsonl file (with a text column/field) or a .txt file, "
                    "one text per line")  # fmt: skip
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
@@ -78,7 +81,15 @@ def format_predictions(predictions: Sequence["Prediction"], labels: Sequence[str
 
     if output_format == "jsonl":
         return "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in predictions)
-    header = ["text", "labels", "urgency", "truncated", "needs_review", "review_reasons", *(f"p_{label}" for label in labels)]
+    header = [
+        "text",
+        "labels",
+        "urgency",
+        "truncated",
+        "needs_review",
+        "review_reasons",
+        *(f"p_{label}" for label in labels),
+    ]
     rows = ([p.text, p.labels, p.urgency, p.truncated, p.needs_review, p.review_reasons,
              *(p.probabilities[label] for label in labels)] for p in predictions)  # fmt: skip
     return write_csv(header, rows)

@@ -1,4 +1,5 @@
 """``mealwatch serve``: the complaint triage web service (page, HTTP API and the complaint log)."""
+
 from __future__ import annotations
 
 import argparse
@@ -60,7 +61,10 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(model_dir, args.db, max_batch=args.max_batch)
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version})")
-    print(f"complaint log: {redact(args.db)} ({service.store.count()} complaints, schema version {service.store.schema_version})")
+    print(
+        f"complaint log: {redact(args.db)} ({service.store.count()} complaints, "
+        f"schema version {service.store.schema_version})"
+    )
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -1,4 +1,5 @@
 """``mealwatch train``: fine-tune the encoder on complaint data and save the model with its evaluation."""
+
 from __future__ import annotations
 
 import argparse
@@ -25,7 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(split 70/15/15); default: the bundled complaints")  # fmt: skip
     p.add_argument("--validation", type=Path, help="a separate validation file (then --data is the training file)")
     p.add_argument("--test", type=Path, help="a separate test file")
-    p.add_argument("--out", type=Path, help="folder to save the model in (default: a new folder under $MEALWATCH_HOME/runs/, i.e. ~/.local/share/mealwatch/runs/)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="folder to save the model in (default: a new folder under $MEALWATCH_HOME/runs/, "
+        "i.e. ~/.local/share/mealwatch/runs/)",
+    )
     p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--batch-size", type=int, help="texts per step (default: 16)")
@@ -117,7 +123,7 @@ def describe_result(finished: "FinishedRun") -> str:
         lines.append(f"    predicted: {chances}  [urgency: {prediction.urgency}]")
         lines.append(f"    true:      {', '.join(example.labels)}  ({mark})")
     lines.append("")
-    lines.append(f"Try it: mealwatch predict --model {finished.folder} \"the dal had a dead lizard in it\"")
+    lines.append(f'Try it: mealwatch predict --model {finished.folder} "the dal had a dead lizard in it"')
     return "\n".join(lines)
 
 

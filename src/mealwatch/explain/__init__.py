@@ -1,41 +1,37 @@
-"""What the model attends to and why it predicts: attention merged to words, integrated
-gradients and attention rollout, pictures, an interactive page, and terminal reports."""
-from .attributions import IntegratedGradients, attention_rollout, integrated_gradients, rollout_importance
-from .explanation import Explanation, explain, explain_batch
-from .focus import FocusReport, HeadWeight, find_word, focus
-from .page import render_page, write_page
-from .pictures import grid_figure, head_figure, save_grid, save_head
-from .word_attention import (
-    WordAttention,
-    drop_special,
-    merge_to_words,
-    word_attention,
-    word_attention_batch,
-    word_units,
-)
+"""What the model attends to and why it predicts: attention merged to words, one registry of attribution
+methods (gradient × input, integrated gradients, attention rollout), pictures, an interactive page, and
+terminal reports.
 
-__all__ = [
-    "Explanation",
-    "FocusReport",
-    "HeadWeight",
-    "IntegratedGradients",
-    "WordAttention",
-    "attention_rollout",
-    "drop_special",
-    "explain",
-    "explain_batch",
-    "find_word",
-    "focus",
-    "grid_figure",
-    "head_figure",
-    "integrated_gradients",
-    "merge_to_words",
-    "render_page",
-    "rollout_importance",
-    "save_grid",
-    "save_head",
-    "word_attention",
-    "word_attention_batch",
-    "word_units",
-    "write_page",
-]
+Names are imported on first use (PEP 562), so ``import mealwatch.explain`` loads neither matplotlib
+nor rich until a picture or a terminal report is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# functions named like their modules are bound eagerly: importing the module would shadow a lazy name
+from .focus import focus
+from .word_attention import word_attention
+
+#: public name -> the module of this package that defines it
+_WHERE = {
+    "IntegratedGradients": "attributions", "attention_rollout": "attributions",
+    "integrated_gradients": "attributions", "rollout_importance": "attributions",
+    "Explanation": "explanation", "explain": "explanation", "explain_batch": "explanation",
+    "FocusReport": "focus", "HeadWeight": "focus", "find_word": "focus", "focus": "focus",
+    "attribute": "methods", "method_names": "methods", "register": "methods",
+    "render_page": "page", "write_page": "page",
+    "grid_figure": "pictures", "head_figure": "pictures", "save_grid": "pictures", "save_head": "pictures",
+    "WordScores": "scores",
+    "WordAttention": "word_attention", "drop_special": "word_attention", "merge_to_words": "word_attention",
+    "word_attention": "word_attention", "word_attention_batch": "word_attention", "word_units": "word_attention",
+}  # fmt: skip
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)

@@ -14,6 +14,7 @@ heads are averaged, the identity is added for the residual connection (Â = ½ A
 still summing to 1) and the layers are multiplied, R = Â_L ··· Â_1. Row i of R says how
 much the final vector of token i draws on each input token.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence

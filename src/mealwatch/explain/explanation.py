@@ -15,6 +15,7 @@ Rollout reads the row of the token the head pools: [CLS] for a "cls" model, and 
 "mean" model (the default) the average of all the real tokens' rows, because the mean-pooled
 vector averages every token's final vector. It is merged to words by summing over pieces.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

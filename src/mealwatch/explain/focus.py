@@ -6,6 +6,7 @@ Words are matched case-insensitively. A word that occurs more than once is chose
 repeated word means its first occurrence. (BERT splits "@" off as punctuation, so no word
 contains it.)
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,9 @@ def find_word(words: Sequence[str], query: str, special: Sequence[bool] | None =
         raise ValueError(f"{word!r} is not a word of the text; its words are: {' '.join(shown)}")
     if n < 1 or n > len(hits):
         times = "once" if len(hits) == 1 else f"{len(hits)} times"
-        raise ValueError(f"{word!r} occurs {times} in the text, so {word}@{n} does not exist; use {word}@1 to {word}@{len(hits)}")
+        raise ValueError(
+            f"{word!r} occurs {times} in the text, so {word}@{n} does not exist; use {word}@1 to {word}@{len(hits)}"
+        )
     return hits[n - 1]
 
 
@@ -76,7 +79,9 @@ class FocusReport:
         return {
             "word": self.word,
             "index": self.index,
-            "top_per_layer": [[{"word": w, "weight": round(v, decimals)} for w, v in row] for row in self.top_per_layer],
+            "top_per_layer": [
+                [{"word": w, "weight": round(v, decimals)} for w, v in row] for row in self.top_per_layer
+            ],
             "candidates": list(self.candidates),
             "weights": rounded(self.weights, decimals),  # [layer][head][candidate]
             "top_heads": {

@@ -4,6 +4,7 @@
 characters of ``words`` with the installed fonts (Debian: ``fonts-noto-core``), and names what no
 installed font can draw, so a picture can say so instead of drawing empty boxes silently.
 """
+
 from __future__ import annotations
 
 import functools

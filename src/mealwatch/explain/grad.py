@@ -9,6 +9,7 @@ the model is sure; the logit keeps saying which words made it sure. One forward 
 backward pass, batched over the explained labels; a first-order estimate whose scores need not
 add up to z(text) − z(baseline).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -27,12 +28,16 @@ NOTE = "gradient × (embedding − [PAD] embedding) of the label's logit, summed
 
 
 @register("grad")
-def gradient_times_input(pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[str]], steps: int) -> list[WordScores]:
+def gradient_times_input(
+    pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[str]], steps: int
+) -> list[WordScores]:
     model, g = pipeline.model, gradient_inputs(pipeline, batch, labels)  # x, x': (B, T, H); targets (B, K)
     targets, K = g.targets, g.targets.size(1)
     x = g.inputs.clone().requires_grad_(True)  # (B, T, H)
     with frozen_weights(model), torch.enable_grad():
-        logits = model(inputs_embeds=x, attention_mask=g.attention_mask, token_type_ids=g.token_type_ids).logits  # (B, L)
+        logits = model(
+            inputs_embeds=x, attention_mask=g.attention_mask, token_type_ids=g.token_type_ids
+        ).logits  # (B, L)
         picks = torch.zeros(K, *logits.shape)  # (K, B, L): one one-hot output gradient per explained label
         picks.scatter_(2, targets.T.unsqueeze(-1), 1.0)
         (grads,) = torch.autograd.grad(logits, x, grad_outputs=picks, is_grads_batched=True)  # (K, B, T, H)

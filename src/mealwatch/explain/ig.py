@@ -3,6 +3,7 @@
 Slower than gradient × input (``steps`` forward and backward passes) but exact up to the reported
 delta: a text's word scores add up to P(label | text) − P(label | baseline).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -25,7 +26,9 @@ def integrated(pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[
     model, g = pipeline.model, gradient_inputs(pipeline, batch, labels)  # x, x': (B, T, H); targets (B, K)
 
     def forward(embeds: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-        logits = model(inputs_embeds=embeds, attention_mask=g.attention_mask[rows], token_type_ids=g.token_type_ids[rows]).logits
+        logits = model(
+            inputs_embeds=embeds, attention_mask=g.attention_mask[rows], token_type_ids=g.token_type_ids[rows]
+        ).logits
         return model.probabilities(logits)  # (n, L)
 
     with frozen_weights(model):
@@ -38,5 +41,6 @@ def integrated(pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[
         delta = {label: float(ig.delta[i, k]) for k, label in enumerate(wanted)}
         base = {label: float(ig.baseline_output[i, k]) for k, label in enumerate(wanted)}
         out.append(WordScores("ig", list(batch.words[i]), list(batch.word_spans[i]), scores, NOTE,
-                              truncated=batch.truncated[i], steps=steps, delta=delta, baseline_output=base))  # fmt: skip
+                              truncated=batch.truncated[i], steps=steps, delta=delta,
+                              baseline_output=base))  # fmt: skip
     return out

@@ -7,6 +7,7 @@ Every method takes the pipeline, the texts tokenized by ``pipeline.tokenize`` (s
 pieces the prediction read), each text's labels to explain, and a step budget; it returns one
 ``WordScores`` per text. ``attribute`` is what callers use.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

@@ -2,6 +2,7 @@
 network, works from file://) with a head view, a model view and, for a classifier, the
 explanation of its prediction. The page's parts live in ``static/`` (page.html, page.css, page.js).
 """
+
 from __future__ import annotations
 
 import html

@@ -2,6 +2,7 @@
 heatmap, or every layer × head as a grid of small heatmaps; PNG or SVG by the file's suffix.
 Words in Devanagari and other Indic scripts are drawn with an installed font that has them
 (``fonts.families_for``); where none is installed the picture says so instead of failing."""
+
 from __future__ import annotations
 
 import warnings

@@ -3,6 +3,7 @@
 The same shares for every label (attention does not know the labels); they sum, with the share of
 [CLS] and [SEP], to 1. See attributions.attention_rollout for the rule.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,4 +1,5 @@
 """The one per-word result of every attribution method: each word's score toward each explained label."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

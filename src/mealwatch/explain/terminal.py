@@ -1,5 +1,6 @@
 """Attention and explanations in the terminal, with rich: tables, and words coloured by importance
 (red pushes toward the label, blue against it; plain text when the output is not a terminal)."""
+
 from __future__ import annotations
 
 from rich.console import Console
@@ -54,7 +55,9 @@ def print_summary(
     out.print(table)
 
 
-def print_focus(report: FocusReport, wa: WordAttention, layer: int | None = None, console: Console | None = None) -> None:
+def print_focus(
+    report: FocusReport, wa: WordAttention, layer: int | None = None, console: Console | None = None
+) -> None:
     """The ``--word`` report: per layer where the word looks, then the heads ranked per candidate word."""
     out = _console(console)
     out.print(f'[bold]Where "{report.word}" looks[/bold] ({special_note(wa)}; layers and heads count from 0)')
@@ -68,7 +71,9 @@ def print_focus(report: FocusReport, wa: WordAttention, layer: int | None = None
     if not report.candidates:
         return
     out.print()
-    out.print(f'[bold]Weight from "{report.word}" on each candidate, per layer × head[/bold] (highest per head in bold)')
+    out.print(
+        f'[bold]Weight from "{report.word}" on each candidate, per layer × head[/bold] (highest per head in bold)'
+    )
     grid = Table(box=None, pad_edge=False, header_style="bold")
     grid.add_column("layer")
     grid.add_column("word")

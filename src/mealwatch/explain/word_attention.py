@@ -12,6 +12,7 @@ them out (``include_special=False``) drops their rows and columns and rescales e
 back to 1 — the page and the terminal say so, because much of BERT's attention rests on
 [SEP] and [CLS] and the rescaled rows show only how the rest is shared out.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -153,7 +154,9 @@ def word_attention_batch(
         merged = merge_to_words(stacked[i, :, :, :n, :n], batch.word_ids[i])  # (layers, heads, W, W)
         units = word_units(batch.word_ids[i])
         special = [batch.word_ids[i][u[0]] is None for u in units]
-        labels = [batch.tokens[i][u[0]] if s else batch.words[i][batch.word_ids[i][u[0]]] for u, s in zip(units, special)]
+        labels = [
+            batch.tokens[i][u[0]] if s else batch.words[i][batch.word_ids[i][u[0]]] for u, s in zip(units, special)
+        ]
         if not include_special:
             merged = drop_special(merged, special)
             labels = [w for w, s in zip(labels, special) if not s]

@@ -7,6 +7,7 @@ subclass whose constructor takes the URL, plus its line in ``BACKENDS``.
 
 The log knows nothing of the model: it stores what it is given.
 """
+
 from __future__ import annotations
 
 import importlib

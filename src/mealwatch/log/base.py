@@ -9,6 +9,7 @@ Every backend returns the same dicts for the same calls: the keys of ``decode_ro
 The SQL that both SQL backends share (the filter clause, the queue order, the row decoding)
 lives here so that they cannot drift apart.
 """
+
 from __future__ import annotations
 
 import json

@@ -14,6 +14,7 @@ Both schemas keep times as text in the ``utc_now()`` format (they sort as text; 
 columns use the "C" collation so that they sort byte by byte, as in SQLite) and JSON as text,
 so that both backends give back exactly what was saved.
 """
+
 from __future__ import annotations
 
 import sqlite3

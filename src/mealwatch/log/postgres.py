@@ -10,6 +10,7 @@ the same complaint take turns and the second sees the first's move. Reads that t
 Rows come back exactly as from SQLite: the same columns (``base.COLUMNS``), JSON stored as text,
 times as ``utc_now()`` strings.
 """
+
 from __future__ import annotations
 
 import queue
@@ -130,8 +131,19 @@ class PostgresLog(ComplaintLog):
         for c in complaints:
             stored = encode(c)
             rows.append(
-                (c.text, c.school, stored["labels"], stored["probabilities"], c.urgency, urgency_rank(c.urgency),
-                 c.model_version, now, now, stored["review"], stored["needs_review"])  # fmt: skip
+                (
+                    c.text,
+                    c.school,
+                    stored["labels"],
+                    stored["probabilities"],
+                    c.urgency,
+                    urgency_rank(c.urgency),
+                    c.model_version,
+                    now,
+                    now,
+                    stored["review"],
+                    stored["needs_review"],
+                )  # fmt: skip
             )
         with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
             cur.executemany(

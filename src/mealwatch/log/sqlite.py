@@ -4,6 +4,7 @@ One connection in WAL mode with ``synchronous = FULL`` (a complaint whose save r
 power cut), behind one lock, so the log may be shared by threads; every write is one transaction,
 committed before the call returns. The schema is versioned and migrated on open (``migrations.py``).
 """
+
 from __future__ import annotations
 
 import sqlite3

@@ -3,6 +3,7 @@
 ``create_app(model_dir, db_path)`` loads the model once and opens (or creates) the log; see
 docs/serve.md for the endpoints and their limits.
 """
+
 from __future__ import annotations
 
 from contextlib import asynccontextmanager

@@ -3,6 +3,7 @@
 Handlers are plain functions (FastAPI runs them on its thread pool); the model work goes
 through the ``Predictor`` (one worker, batched) and the log through the ``ComplaintLog`` (mealwatch.log).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -70,7 +71,9 @@ def result(c: Classified, school: str | None, version: str, complaint_id: int | 
     }
 
 
-def classify_and_save(svc: Service, pairs: list[tuple[str, str | None]], save: bool, explain: str, steps: int) -> list[dict]:
+def classify_and_save(
+    svc: Service, pairs: list[tuple[str, str | None]], save: bool, explain: str, steps: int
+) -> list[dict]:
     """Classify (text, school) pairs; with ``save``, add them all to the log in one transaction."""
     classified = svc.predictor.classify([t for t, _ in pairs], explain, steps)
     version = svc.predictor.version
@@ -79,8 +82,15 @@ def classify_and_save(svc: Service, pairs: list[tuple[str, str | None]], save: b
         ids = svc.store.add_many(
             [
                 # a model of another label set has no urgency: the log ranks its complaints with the low ones
-                NewComplaint(c.prediction.text, c.prediction.labels, c.prediction.probabilities, c.prediction.urgency or "low",
-                             version, school, c.prediction.review_reasons)  # fmt: skip
+                NewComplaint(
+                    c.prediction.text,
+                    c.prediction.labels,
+                    c.prediction.probabilities,
+                    c.prediction.urgency or "low",
+                    version,
+                    school,
+                    c.prediction.review_reasons,
+                )  # fmt: skip
                 for c, (_, school) in zip(classified, pairs)
             ]
         )
@@ -100,7 +110,9 @@ def classify_batch(body: BatchRequest, svc: Svc) -> dict:
     return {"count": len(results), "results": results}
 
 
-@router.post("/api/classify/csv", response_model=CsvResult, tags=["classify"], responses={200: {"content": {"text/csv": {}}}})
+@router.post(
+    "/api/classify/csv", response_model=CsvResult, tags=["classify"], responses={200: {"content": {"text/csv": {}}}}
+)
 def classify_csv(
     svc: Svc,
     file: Annotated[UploadFile, File(description="CSV, UTF-8, with a 'text' column and optionally 'school'")],
@@ -117,7 +129,9 @@ def classify_csv(
     results = classify_and_save(svc, [(r.text, r.school) for r in rows], save, "none", 0)
     for r, row in zip(results, rows):
         r["line"] = row.line
-    text = csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results) if format == "csv" or with_csv else None
+    text = (
+        csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results) if format == "csv" or with_csv else None
+    )
     if format == "csv":
         headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
         return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
@@ -172,7 +186,9 @@ def _moment(value: str | None, name: str, end: bool) -> datetime | None:
             return datetime.combine(day + timedelta(days=1 if end else 0), datetime.min.time(), timezone.utc)
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise ApiError(422, f"query parameter '{name}' must be a date (YYYY-MM-DD) or an ISO time, not {value!r}") from None
+        raise ApiError(
+            422, f"query parameter '{name}' must be a date (YYYY-MM-DD) or an ISO time, not {value!r}"
+        ) from None
     return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
 
 
@@ -182,16 +198,24 @@ def log_filters(
     urgency: Annotated[Urgency | None, Query()] = None,
     school: Annotated[str | None, Query(description="exact school name")] = None,
     status: Annotated[Status | None, Query()] = None,
-    needs_review: Annotated[bool | None, Query(description="only complaints flagged (true) or not flagged (false) for review")] = None,
+    needs_review: Annotated[
+        bool | None, Query(description="only complaints flagged (true) or not flagged (false) for review")
+    ] = None,
     since: Annotated[str | None, Query(alias="from", description="from this day (YYYY-MM-DD, UTC) or time")] = None,
-    until: Annotated[str | None, Query(alias="to", description="up to and including this day, or before this time")] = None,
+    until: Annotated[
+        str | None, Query(alias="to", description="up to and including this day, or before this time")
+    ] = None,
 ) -> Filters:
     label, school = (label or "").strip() or None, (school or "").strip() or None
     if label is not None:
         known = set(svc.predictor.labels) | svc.store.labels()
         if label not in known:
-            raise ApiError(422, f"query parameter 'label': unknown label {label!r}; expected one of {', '.join(sorted(known))}")
-    filters = Filters(label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True))
+            raise ApiError(
+                422, f"query parameter 'label': unknown label {label!r}; expected one of {', '.join(sorted(known))}"
+            )
+    filters = Filters(
+        label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True)
+    )
     if filters.since and filters.until and filters.since >= filters.until:
         raise ApiError(422, f"the date range is empty: 'from' ({since}) must come before 'to' ({until})")
     return filters
@@ -212,9 +236,11 @@ def list_complaints(
     return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}
 
 
-@router.get("/api/complaints.csv", tags=["log"], response_class=Response, responses={200: {"content": {"text/csv": {}}}})
+@router.get(
+    "/api/complaints.csv", tags=["log"], response_class=Response, responses={200: {"content": {"text/csv": {}}}}
+)
 def export_complaints(svc: Svc, filters: LogFilters) -> Response:
-    """Every complaint matching the filters as CSV: all columns, labels joined by ';', one p_<label> column per label."""
+    """Every complaint matching the filters as CSV (``csvfile``): all columns, one p_<label> column per label."""
     rows = svc.store.list(filters, limit=None).items
     text = csv_io.write_rows(csv_io.LOG_COLUMNS, csv_io.probability_columns(svc.predictor.labels, rows), rows)
     headers = {"Content-Disposition": 'attachment; filename="complaints.csv"'}
@@ -251,8 +277,10 @@ def stats(svc: Svc, filters: LogFilters) -> dict:
     """Complaints per label per day (UTC), every day of the range listed, days without complaints as 0."""
     per_day = svc.store.daily_label_counts(filters)
     first = filters.since.date() if filters.since else (date.fromisoformat(min(per_day)) if per_day else None)
-    last = (filters.until - timedelta(microseconds=1)).date() if filters.until else (
-        date.fromisoformat(max(per_day)) if per_day else None
+    last = (
+        (filters.until - timedelta(microseconds=1)).date()
+        if filters.until
+        else (date.fromisoformat(max(per_day)) if per_day else None)
     )
     if first is None or last is None:
         first = last = first or last or datetime.now(timezone.utc).date()

@@ -5,6 +5,7 @@ a row with more cells than the header (an unquoted comma would split a complaint
 empty or over-long text, or too many rows is rejected with the lines at fault — no row is
 ever skipped quietly.
 """
+
 from __future__ import annotations
 
 import csv
@@ -38,7 +39,9 @@ class UploadedRow:
 def read_upload(data: bytes, filename: str = "the upload") -> list[UploadedRow]:
     """The complaints of an uploaded CSV with a ``text`` column (and optionally ``school``)."""
     if len(data) > MAX_CSV_BYTES:
-        raise CsvUploadError(f"{filename} is {len(data):,} bytes; the limit is {MAX_CSV_BYTES:,}: split it into smaller files")
+        raise CsvUploadError(
+            f"{filename} is {len(data):,} bytes; the limit is {MAX_CSV_BYTES:,}: split it into smaller files"
+        )
     try:
         content = decode_utf8(data)
     except NotUtf8Error as e:
@@ -47,7 +50,9 @@ def read_upload(data: bytes, filename: str = "the upload") -> list[UploadedRow]:
             "save it as CSV UTF-8 and upload it again"
         ) from None
     if not content.strip():
-        raise CsvUploadError(f"{filename} is empty: expected a header line with a 'text' column, then one complaint per line")
+        raise CsvUploadError(
+            f"{filename} is empty: expected a header line with a 'text' column, then one complaint per line"
+        )
     reader = csv.reader(io.StringIO(content, newline=""))
     try:
         header = [h.strip().lower() for h in next(reader)]
@@ -66,7 +71,8 @@ def read_upload(data: bytes, filename: str = "the upload") -> list[UploadedRow]:
                 continue  # a blank line holds no complaint
             if len(cells) > len(header):
                 problems.append(
-                    f"line {line} has {len(cells)} cells but the header has {len(header)}: put the text in double quotes if it contains commas"
+                    f"line {line} has {len(cells)} cells but the header has {len(header)}: "
+                    "put the text in double quotes if it contains commas"
                 )
                 continue
             cells += [""] * (len(header) - len(cells))
@@ -78,17 +84,22 @@ def read_upload(data: bytes, filename: str = "the upload") -> list[UploadedRow]:
                 continue
             rows.append(UploadedRow(line, text, school))
             if len(rows) > MAX_CSV_ROWS:
-                raise CsvUploadError(f"{filename} holds more than {MAX_CSV_ROWS:,} complaints: split it into smaller files")
+                raise CsvUploadError(
+                    f"{filename} holds more than {MAX_CSV_ROWS:,} complaints: split it into smaller files"
+                )
     except csv.Error as e:
         raise CsvUploadError(f"{filename} is not valid CSV near line {reader.line_num}: {e}") from None
     if problems:
         more = f" (and {len(problems) - SHOWN_PROBLEMS} more)" if len(problems) > SHOWN_PROBLEMS else ""
         raise CsvUploadError(
             f"{filename}: {len(problems)} row(s) cannot be read, nothing was classified: "
-            + "; ".join(problems[:SHOWN_PROBLEMS]) + more
+            + "; ".join(problems[:SHOWN_PROBLEMS])
+            + more
         )
     if not rows:
-        raise CsvUploadError(f"{filename} has a header but no complaints: expected one complaint per line after the header")
+        raise CsvUploadError(
+            f"{filename} has a header but no complaints: expected one complaint per line after the header"
+        )
     return rows
 
 

@@ -4,6 +4,7 @@ Validation errors are rewritten from pydantic's wording into one sentence per pr
 unexpected exceptions are logged with their trace and answered with a generic 500, so no
 stack trace ever reaches a client.
 """
+
 from __future__ import annotations
 
 import logging
@@ -56,7 +57,7 @@ def describe(error: dict) -> str:
     where = _where(loc)
     if kind == "json_invalid":
         reason = (error.get("ctx") or {}).get("error", "")
-        return f"the request body is not valid JSON ({reason}): send a JSON object such as {{\"text\": \"...\"}}"
+        return f'the request body is not valid JSON ({reason}): send a JSON object such as {{"text": "..."}}'
     if kind == "missing":
         return f"{where} is missing"
     if kind == "extra_forbidden":
@@ -102,4 +103,6 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
-        return error_response(500, "internal error: the server could not complete the request (the details are in its log)")
+        return error_response(
+            500, "internal error: the server could not complete the request (the details are in its log)"
+        )

@@ -10,6 +10,7 @@ and the model are not meant to be driven by several threads at once.
 The service only queues and batches: predictions come from ``mealwatch.pipeline.Pipeline`` and
 per-word importance from ``mealwatch.explain.attribute`` (``grad``, the fast default, or ``ig``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -159,7 +160,9 @@ class Predictor:
             group = [i for i, p in enumerate(predictions) if len(p.labels) == k]
             for start in range(0, len(group), self.max_batch):
                 chunk = group[start : start + self.max_batch]
-                scores = attribute(self.pipeline, [texts[i] for i in chunk], [predictions[i].labels for i in chunk], "grad")
+                scores = attribute(
+                    self.pipeline, [texts[i] for i in chunk], [predictions[i].labels for i in chunk], "grad"
+                )
                 for i, s in zip(chunk, scores):
                     results[i] = Classified(predictions[i], s)
         return results  # type: ignore[return-value]

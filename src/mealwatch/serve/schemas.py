@@ -4,6 +4,7 @@ Requests are strict: a field of the wrong type is an error, never converted ("ye
 boolean, 5 is not a text), and an unknown field is an error too, so a misspelt field name
 cannot be silently ignored.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -123,7 +124,9 @@ class AttentionRequest(_Request):
 
 
 class StatusChange(_Request):
-    status: Status = Field(description="new -> in_progress -> resolved (in_progress -> new and resolved -> in_progress undo)")
+    status: Status = Field(
+        description="new -> in_progress -> resolved (in_progress -> new and resolved -> in_progress undo)"
+    )
 
 
 class ClassifyResult(BaseModel):
@@ -131,8 +134,12 @@ class ClassifyResult(BaseModel):
     school: str | None = None
     labels: list[str]
     probabilities: dict[str, float]
-    urgency: Urgency | None = Field(description="high, medium or low; null for a model whose labels are not the complaint labels")
-    truncated: bool = Field(False, description="true when the text was longer than the model reads; it was judged on its start")
+    urgency: Urgency | None = Field(
+        description="high, medium or low; null for a model whose labels are not the complaint labels"
+    )
+    truncated: bool = Field(
+        False, description="true when the text was longer than the model reads; it was judged on its start"
+    )
     needs_review: bool = Field(False, description="true when the labels should not be trusted without a person's check")
     review_reasons: list[str] = Field(default_factory=list, description="why it needs review (empty when it does not)")
     importance: dict[str, Any] | None = Field(None, description="per-word importance (see the 'explain' field)")

@@ -1,4 +1,5 @@
 """The Transformer encoder, from first principles — one idea per file."""
+
 from .attention import MultiHeadAttention, scaled_dot_product_attention
 from .checkpoint import CheckpointError, bundled_model_dir
 from .encoder import Encoder, EncoderConfig, EncoderOutput, mean_pool

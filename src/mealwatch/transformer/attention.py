@@ -1,8 +1,9 @@
 """Scaled dot-product attention and multi-head attention.
 
-    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V                 ("Attention Is All You Need", eq. 1)
-    MultiHead(X) = Concat(head_1, ..., head_h) W_O,  head_i = Attention(X W_Q^i, X W_K^i, X W_V^i)
+Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V                 ("Attention Is All You Need", eq. 1)
+MultiHead(X) = Concat(head_1, ..., head_h) W_O,  head_i = Attention(X W_Q^i, X W_K^i, X W_V^i)
 """
+
 from __future__ import annotations
 
 import math
@@ -88,7 +89,9 @@ class MultiHeadAttention(nn.Module):
         """
         B, T, H = x.shape
         qkv = self.qkv_proj(x)  # [x W_Q | x W_K | x W_V]: (B, T, 3H)
-        q, k, v = qkv.view(B, T, 3, self.num_heads, self.head_size).permute(2, 0, 3, 1, 4).unbind(0)  # 3 × (B, nh, T, hs)
+        q, k, v = (
+            qkv.view(B, T, 3, self.num_heads, self.head_size).permute(2, 0, 3, 1, 4).unbind(0)
+        )  # 3 × (B, nh, T, hs)
         mask = None if key_mask is None else key_mask[:, None, None, :]  # (B, 1, 1, T)
         p = self.dropout if self.training else 0.0
         if need_weights:

@@ -4,6 +4,7 @@ A folder holds ``config.json`` and ``model.safetensors`` (or ``pytorch_model.bin
 with ``weights_only=True``). Tensor names may carry a ``bert.`` prefix. Every encoder
 tensor must be present with the right shape; anything else is an error naming it.
 """
+
 from __future__ import annotations
 
 import importlib.resources
@@ -162,7 +163,11 @@ def match_state_dict(model: torch.nn.Module, tensors: dict[str, Tensor], source:
                 unexpected.append(hf_name)
             continue
         found[ours] = tensor
-    problems = [f"missing tensor {ours_to_hf(k)} (expected shape {tuple(v.shape)})" for k, v in expected.items() if k not in found]
+    problems = [
+        f"missing tensor {ours_to_hf(k)} (expected shape {tuple(v.shape)})"
+        for k, v in expected.items()
+        if k not in found
+    ]
     problems += [f"unexpected tensor {k} with shape {tuple(tensors[k].shape)}" for k in unexpected]
     problems += [
         f"tensor {ours_to_hf(k)} has shape {tuple(t.shape)}, expected {tuple(expected[k].shape)}"

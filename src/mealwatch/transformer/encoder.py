@@ -1,9 +1,10 @@
 """The BERT encoder: embeddings, a stack of encoder layers, and the pooler.
 
-    E = LayerNorm(word(input_ids) + position(0..T-1) + token_type(token_type_ids))
-    h_0 = Dropout(E);  h_l = EncoderLayer_l(h_{l-1});  last_hidden_state = h_N
-    pooler_output = tanh(W_p · h_N[CLS] + b_p)
+E = LayerNorm(word(input_ids) + position(0..T-1) + token_type(token_type_ids))
+h_0 = Dropout(E);  h_l = EncoderLayer_l(h_{l-1});  last_hidden_state = h_N
+pooler_output = tanh(W_p · h_N[CLS] + b_p)
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields

@@ -11,6 +11,7 @@ Pre-LN (``norm_first=True``, steadier when training from scratch)::
     h   = x + Dropout(MultiHead(LayerNorm(x)))
     out = h + Dropout(FFN(LayerNorm(h)))
 """
+
 from __future__ import annotations
 
 import torch.nn.functional as F

@@ -19,6 +19,7 @@ encoder-sized products — and any error, mismatch or loss switches the path off
 ``benchmarks/encoder_speed.py`` times both kernels side by side; ``use_onednn(False)``
 switches the oneDNN path off.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator

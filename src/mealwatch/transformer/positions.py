@@ -10,6 +10,7 @@ Sinusoidal (the original paper, section 3.5)::
 
 Learned (BERT): one trainable vector per position, ``max_positions`` of them.
 """
+
 from __future__ import annotations
 
 import torch
@@ -58,4 +59,3 @@ def check_length(length: int, max_positions: int) -> None:
             f"sequence of {length} tokens is longer than the model's {max_positions} positions; "
             "truncate it (the tokenizer's max_length) or split the text"
         )
-
