@@ -12,8 +12,8 @@ import importlib
 from typing import Any
 
 # functions named like their modules are bound eagerly: importing the module would shadow a lazy name
-from .focus import focus
-from .word_attention import word_attention
+from .focus import focus as focus
+from .word_attention import word_attention as word_attention
 
 #: public name -> the module of this package that defines it
 _WHERE = {
