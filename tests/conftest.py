@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from mealwatch import EncoderConfig, Tokenizer
+from mealwatch import Encoder, EncoderConfig, Tokenizer
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -89,3 +89,17 @@ def log_backend(request, tmp_path):
         backend = PostgresBackend(request.getfixturevalue("pg_cluster"))
     yield backend
     backend.close_all()
+
+
+@pytest.fixture
+def tiny_encoder_dir(tiny_config, tmp_path):
+    """A tiny random BERT checkpoint folder with the real tokenizer."""
+    import shutil
+
+    from mealwatch.transformer import bundled_model_dir
+
+    folder = tmp_path / "tiny-encoder"
+    torch.manual_seed(0)
+    Encoder(tiny_config).save_pretrained(folder)
+    shutil.copyfile(bundled_model_dir() / "tokenizer.json", folder / "tokenizer.json")
+    return folder

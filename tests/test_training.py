@@ -67,16 +67,6 @@ def make_dataset(rows, multi_label: bool = True) -> Dataset:
 
 
 @pytest.fixture
-def tiny_encoder_dir(tiny_config, tmp_path):
-    """A tiny random BERT checkpoint folder with the real tokenizer."""
-    folder = tmp_path / "tiny-encoder"
-    torch.manual_seed(0)
-    Encoder(tiny_config).save_pretrained(folder)
-    shutil.copyfile(bundled_model_dir() / "tokenizer.json", folder / "tokenizer.json")
-    return folder
-
-
-@pytest.fixture
 def splits():
     return make_dataset(COMPLAINTS[::2] + COMPLAINTS[1::4]), make_dataset(COMPLAINTS[3::4])
 
