@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 import pytest
@@ -22,7 +21,6 @@ from mealwatch.training import (
     train,
     tune_thresholds,
 )
-from mealwatch.transformer import bundled_model_dir
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread (tests/conftest.py)
 
