@@ -1,4 +1,13 @@
-"""The main job, whole: read the training data, fine-tune, save the run with its evaluation beside it."""
+"""The main job, whole: read the training data, teach the encoder Hindi when the data has Hindi in it,
+fine-tune, save the run with its evaluation beside it.
+
+When no ``--encoder`` is given and at least ``HINDI_SHARE`` of the training texts are not English in
+Latin script, the bundled encoder is first adapted (``adapt.recipe``: vocabulary extension and
+distillation on parallel complaints) and the adapted folder is cached under
+``$MEALWATCH_HOME/cache/encoders/`` (the same data and recipe reuse it; ``mealwatch adapt`` builds
+the same folder on purpose). Parallel renderings of training complaints (the bundled
+``parallel.csv``, or ``--parallel FILE``) are also added to the training split.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .runs import new_run_dir
+from .runs import mealwatch_home, new_run_dir
 
 if TYPE_CHECKING:
-    from .data import Dataset
+    from .adapt.recipe import AdaptArguments
+    from .data import Dataset, ParallelComplaint
     from .evaluation import EvaluationReport
     from .training import TrainingArguments, TrainingResult
+
+
+#: adapt the encoder when at least this share of the training texts is Hindi (romanised, Devanagari or mixed)
+HINDI_SHARE = 0.1
+ADAPT_MODES = ("auto", "on", "off")
 
 
 @dataclass
@@ -23,6 +38,7 @@ class FinishedRun:
     report: "EvaluationReport"
     report_split: str  # "test", or "validation" when there is no test split
     splits: dict[str, "Dataset"]
+    adapted_encoder: Path | None = None  # the adapted encoder the run started from, if any
 
 
 def load_training_data(
@@ -51,18 +67,79 @@ def load_training_data(
     return splits
 
 
+def hindi_share(dataset: "Dataset") -> float:
+    """Share of the texts whose script is romanised Hindi, Devanagari or mixed (column, else detected)."""
+    scripts = dataset.scripts()
+    return sum(s != "latn-en" for s in scripts) / max(1, len(scripts))
+
+
+def should_adapt(splits: dict[str, "Dataset"], args: "TrainingArguments", mode: str = "auto") -> bool:
+    """Whether to adapt the encoder first: ``on``, or ``auto`` with the bundled encoder and Hindi in the data."""
+    if mode not in ADAPT_MODES:
+        raise ValueError(f"adapt must be one of {', '.join(ADAPT_MODES)}, not {mode!r}")
+    if mode == "off" or not args.pretrained:
+        return False
+    return mode == "on" or (args.encoder_path is None and hindi_share(splits["train"]) >= HINDI_SHARE)
+
+
+def adapted_encoder(
+    train: "Dataset", parallel: "list[ParallelComplaint]", base: str | None = None,
+    recipe: "AdaptArguments | None" = None, progress: bool = True,
+) -> Path:  # fmt: skip
+    """The adapted encoder for this training data and recipe: from the cache, or built and cached now."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    from .adapt.recipe import ADAPT_FILE, AdaptArguments, AdaptationData, adapt_encoder, fingerprint
+
+    recipe = recipe or AdaptArguments()
+    data = AdaptationData.of(train, parallel)
+    texts, pairs = data.texts, data.pairs
+    key = hashlib.sha256(json.dumps([fingerprint(texts, pairs), asdict(recipe), str(base)]).encode()).hexdigest()[:16]
+    folder = mealwatch_home() / "cache" / "encoders" / f"hindi-{key}"
+    if (folder / ADAPT_FILE).is_file():
+        if progress:
+            print(f"Adapted encoder (cached): {folder}", flush=True)
+        return folder
+    if progress:
+        print(
+            f"Adapting the encoder to Hindi ({len(texts)} texts, {len(pairs)} parallel pairs) -> {folder}", flush=True
+        )
+    return adapt_encoder(folder, texts, pairs, base=base, args=recipe, progress=progress)
+
+
+def with_renderings(train: "Dataset", parallel: "list[ParallelComplaint]") -> "Dataset":
+    """The training split plus the Devanagari and romanised renderings of its parallel complaints."""
+    from .data import Dataset
+
+    known = {e.text for e in train.examples}
+    added = [e for p in parallel if p.english in known for e in p.renderings() if e.text not in known]
+    return Dataset.from_examples(train.examples + added, train.label_set, train.multi_label, train.path)
+
+
 def train_and_save(
-    splits: dict[str, "Dataset"], args: "TrainingArguments", out: str | Path | None = None, progress: bool = True
-) -> FinishedRun:
-    """Fine-tune on the splits, save the model to ``out`` (None: a new folder under ``runs.runs_root()``) and write
-    its evaluation on the test split (validation if there is none) beside it."""
+    splits: dict[str, "Dataset"], args: "TrainingArguments", out: str | Path | None = None, progress: bool = True,
+    *, adapt: str = "auto", parallel: "list[ParallelComplaint] | None" = None,
+) -> FinishedRun:  # fmt: skip
+    """Fine-tune on the splits (teaching the encoder Hindi first when ``should_adapt``), save the model to ``out``
+    (None: a new folder under ``runs.runs_root()``) and write its evaluation on the test split (validation if
+    there is none) beside it. ``parallel`` renderings (only of training complaints) join the training split."""
+    from dataclasses import replace
+
     from .evaluation import evaluate_pipeline, write_report
     from .training import train
 
-    result = train(splits["train"], splits["validation"], args, progress=progress)
+    parallel = parallel or []
+    encoder = None
+    if should_adapt(splits, args, adapt):
+        encoder = adapted_encoder(splits["train"], parallel, args.encoder_path, progress=progress)
+        args = replace(args, encoder_path=str(encoder))
+    train_set = with_renderings(splits["train"], parallel) if parallel else splits["train"]
+    result = train(train_set, splits["validation"], args, progress=progress)
     folder = Path(out) if out is not None else new_run_dir()
     result.pipeline.save(folder)
     split = "test" if "test" in splits else "validation"
     report = evaluate_pipeline(result.pipeline, splits[split])
     write_report(report, folder, title=f"Evaluation on the {split} split")
-    return FinishedRun(folder, result, report, split, splits)
+    return FinishedRun(folder, result, report, split, splits, encoder)

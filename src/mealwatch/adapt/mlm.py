@@ -26,6 +26,7 @@ from torch import Tensor, nn
 
 from ..tokenizer import Tokenizer
 from ..transformer import Encoder
+from .vocabulary import freeze_pretrained_rows
 
 IGNORE = -100  # label of positions that are not predicted (cross_entropy's ignore_index)
 
@@ -84,9 +85,13 @@ def continue_pretraining(
     learning_rate: float = 1e-4,
     seed: int = 0,
     max_length: int = 128,
+    frozen_rows: int = 0,
     progress: bool = False,
 ) -> list[float]:
-    """Train ``encoder`` on ``texts`` with the masked-LM objective; returns the mean loss of each epoch."""
+    """Train ``encoder`` on ``texts`` with the masked-LM objective; returns the mean loss of each epoch.
+
+    ``frozen_rows``: the first word-embedding rows (the pre-trained vocabulary) keep their values.
+    """
     mask_id = tokenizer.backend.token_to_id("[MASK]")
     if mask_id is None:
         raise ValueError("the vocabulary has no [MASK] token: masked-LM pre-training needs one")
@@ -96,6 +101,7 @@ def continue_pretraining(
     optimizer = torch.optim.AdamW([p for p in params if p.requires_grad], lr=learning_rate, weight_decay=0.0)
     steps = epochs * math.ceil(len(texts) / batch_size)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1 - step / steps))
+    hook = freeze_pretrained_rows(encoder.embeddings.word, frozen_rows) if frozen_rows else None
     encoder.train()
     losses = []
     for epoch in range(epochs):
@@ -125,5 +131,7 @@ def continue_pretraining(
         losses.append(total / max(count, 1))
         if progress:
             print(f"masked-LM epoch {epoch + 1}/{epochs}: loss {losses[-1]:.4f}", flush=True)
+    if hook is not None:
+        hook.remove()
     encoder.eval()
     return losses

@@ -1,6 +1,7 @@
 """The adaptation recipe: an English BERT folder in, an encoder folder that reads Hindi out.
 
     base encoder ─► vocabulary extension (pieces learned on the Hindi training texts)
+                 ─► continued masked-LM pre-training on the Hindi texts (optional)
                  ─► multilingual distillation on parallel English/Hindi complaints (optional)
                  ─► folder: config.json, model.safetensors, tokenizer.json, mealwatch_adapt.json
 
@@ -20,12 +21,18 @@ from pathlib import Path
 
 import torch
 
+from typing import TYPE_CHECKING
+
 from ..atomic import write_folder_atomically
 from ..tokenizer import Tokenizer
 from ..transformer import Encoder
 from ..transformer.checkpoint import resolve
 from .distill import distill
+from .mlm import continue_pretraining
 from .vocabulary import DEFAULT_PIECES, extend, train_pieces
+
+if TYPE_CHECKING:
+    from ..data import Dataset, ParallelComplaint
 
 ADAPT_FILE = "mealwatch_adapt.json"
 RECIPE_VERSION = 1
@@ -36,11 +43,27 @@ class AdaptArguments:
     """How to adapt; saved in the folder's mealwatch_adapt.json."""
 
     pieces: int = DEFAULT_PIECES  # size of the Hindi WordPiece vocabulary trained (new pieces are fewer)
-    distill_epochs: int = 4  # 0: vocabulary extension only
+    mlm_epochs: int = 0  # continued masked-LM pre-training on the texts; 0: none
+    distill_epochs: int = 4  # 0: no distillation
     learning_rate: float = 2e-4
     batch_size: int = 32
     seed: int = 0
     max_length: int = 128
+
+
+@dataclass
+class AdaptationData:
+    """What the encoder is adapted on: the Hindi training texts and (English, Hindi rendering) pairs."""
+
+    texts: list[str]
+    pairs: list[tuple[str, str]]
+
+    @classmethod
+    def of(cls, train: "Dataset", parallel: "Sequence[ParallelComplaint]") -> "AdaptationData":
+        """The training split's texts that are not English (by script), and both renderings of each parallel row."""
+        texts = [e.text for e, script in zip(train.examples, train.scripts()) if script != "latn-en"]
+        pairs = [(p.english, t) for p in parallel for t in (p.devanagari, p.romanised)]
+        return cls(texts, pairs)
 
 
 def adapt_encoder(
@@ -60,6 +83,13 @@ def adapt_encoder(
     tokenizer, encoder = Tokenizer.from_pretrained(folder), Encoder.from_pretrained(folder)
     pieces = train_pieces([*texts, *(t for _, t in pairs)], tokenizer, args.pieces)
     extension = extend(encoder, tokenizer, pieces)
+    mlm_losses: list[float] = []
+    if args.mlm_epochs:
+        mlm_losses = continue_pretraining(
+            encoder, tokenizer, [*texts, *(t for _, t in pairs)], epochs=args.mlm_epochs, batch_size=args.batch_size,
+            learning_rate=args.learning_rate, seed=args.seed, max_length=args.max_length,
+            frozen_rows=extension.pretrained_vocab_size, progress=progress,
+        )  # fmt: skip
     losses: list[float] = []
     if args.distill_epochs and pairs:
         teacher, teacher_tokenizer = Encoder.from_pretrained(folder), Tokenizer.from_pretrained(folder)
@@ -75,6 +105,7 @@ def adapt_encoder(
         "base": str(folder),
         "pretrained_vocab_size": extension.pretrained_vocab_size,
         "added_pieces": len(extension.pieces),
+        "mlm_losses": mlm_losses,
         "distillation_losses": losses,
         "pairs": len(pairs),
         "texts": len(texts),

@@ -12,7 +12,7 @@ import importlib
 import sys
 
 #: sub-command modules, in the order ``--help`` lists them
-COMMANDS = ["embed", "train", "evaluate", "predict", "compare", "attention", "explain", "serve"]
+COMMANDS = ["embed", "adapt", "train", "evaluate", "predict", "compare", "attention", "explain", "serve"]
 
 
 class UserError(Exception):

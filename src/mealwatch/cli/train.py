@@ -43,6 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--labels", help="the label set, comma-separated (default: the labels found in the data)")
     p.add_argument("--encoder", type=Path, help="a BERT checkpoint folder to start from "
                    "(default: the bundled all-MiniLM-L6-v2)")  # fmt: skip
+    p.add_argument("--adapt", choices=["auto", "on", "off"], default="auto",
+                   help="teach the encoder Hindi first (vocabulary extension and distillation, cached; see "
+                   "`mealwatch adapt`): auto = when no --encoder is given and 10%% or more of the training texts "
+                   "are Hindi (default)")  # fmt: skip
+    p.add_argument("--parallel", type=Path, help="a CSV of parallel renderings (english,labels,devanagari,romanised) "
+                   "of training complaints, added to the training split and used to adapt the encoder "
+                   "(default: the bundled parallel.csv when training on the bundled complaints)")  # fmt: skip
     p.add_argument("--max-length", type=int, help="tokens per text (default: 128)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -60,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         path = getattr(args, name)
         if path is not None and not path.exists():
             raise UserError(f"--{name} {path}: no such file or folder")
+    if args.parallel is not None and not args.parallel.is_file():
+        raise UserError(f"--parallel {args.parallel}: no such file")
     if args.encoder is not None and not args.encoder.is_dir():
         raise UserError(f"--encoder {args.encoder}: not a folder; expected a BERT checkpoint folder")
 
@@ -80,8 +89,12 @@ def run(args: argparse.Namespace) -> int:
         splits = load_training_data(args.data, args.validation, args.test, **read_kwargs)
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
+    from mealwatch.data import read_parallel
+
+    parallel = read_parallel(args.parallel) if args.parallel or args.data is None else []
     print(describe_start(splits, training_args), flush=True)
-    finished = train_and_save(splits, training_args, args.out, progress=not args.quiet)
+    finished = train_and_save(splits, training_args, args.out, progress=not args.quiet, adapt=args.adapt,
+                              parallel=parallel)  # fmt: skip
     print(describe_result(finished))
     return 0
 

@@ -1,0 +1,58 @@
+"""The main job on Hindi data: when the encoder is adapted, the cache, and renderings of training complaints only."""
+
+import pytest
+
+from mealwatch.adapt.recipe import ADAPT_FILE, AdaptArguments, read_adaptation
+from mealwatch.data import Dataset, Example, ParallelComplaint
+from mealwatch.jobs import adapted_encoder, hindi_share, should_adapt, with_renderings
+from mealwatch.training import TrainingArguments
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+LABELS = ["foreign_object", "illness"]
+
+
+def dataset(rows) -> Dataset:
+    return Dataset.from_examples([Example(t, (label,), i) for i, (t, label) in enumerate(rows)], LABELS, True)
+
+
+ENGLISH = dataset([("a lizard in the dal", "foreign_object"), ("children vomited after lunch", "illness")] * 5)
+HINDI = dataset([("दाल में छिपकली थी", "foreign_object"), ("bacche ulti kar rahe hai khana khane ke baad", "illness")])
+PARALLEL = [
+    ParallelComplaint("a lizard in the dal", ("foreign_object",), "दाल में छिपकली", "dal me chhipkali"),
+    ParallelComplaint("a complaint of the test split", ("illness",), "परीक्षा की शिकायत", "test wali shikayat"),
+]
+
+
+def test_adapt_only_when_the_data_has_hindi_and_no_encoder_was_chosen():
+    mixed = Dataset.from_examples(ENGLISH.examples + HINDI.examples, LABELS, True)
+    assert hindi_share(ENGLISH) == 0.0 and hindi_share(mixed) == pytest.approx(2 / 12)
+    args = TrainingArguments()
+    assert not should_adapt({"train": ENGLISH}, args)
+    assert should_adapt({"train": mixed}, args)
+    assert not should_adapt({"train": mixed}, TrainingArguments(encoder_path="/some/muril"))  # the user chose one
+    assert not should_adapt({"train": mixed}, args, "off") and should_adapt({"train": ENGLISH}, args, "on")
+    assert not should_adapt({"train": mixed}, TrainingArguments(pretrained=False))
+    with pytest.raises(ValueError, match="adapt must be one of"):
+        should_adapt({"train": mixed}, args, "sometimes")
+
+
+def test_renderings_join_only_for_complaints_of_the_training_split():
+    augmented = with_renderings(ENGLISH, PARALLEL)
+    added = augmented.examples[len(ENGLISH) :]
+    assert [(e.text, e.labels, e.script) for e in added] == [
+        ("दाल में छिपकली", ("foreign_object",), "deva"),
+        ("dal me chhipkali", ("foreign_object",), "latn-hi"),
+    ]  # the test-split complaint's renderings never reach training
+
+
+def test_adapted_encoder_is_built_once_and_reused(tiny_encoder_dir, monkeypatch, tmp_path):
+    monkeypatch.setenv("MEALWATCH_HOME", str(tmp_path / "home"))
+    recipe = AdaptArguments(pieces=100, distill_epochs=1, batch_size=4)
+    first = adapted_encoder(HINDI, PARALLEL, str(tiny_encoder_dir), recipe, progress=False)
+    assert (first / ADAPT_FILE).is_file() and first.parent == tmp_path / "home" / "cache" / "encoders"
+    stamp = (first / ADAPT_FILE).stat().st_mtime_ns
+    again = adapted_encoder(HINDI, PARALLEL, str(tiny_encoder_dir), recipe, progress=False)
+    assert again == first and (first / ADAPT_FILE).stat().st_mtime_ns == stamp  # the cache, not a rebuild
+    other = adapted_encoder(HINDI, PARALLEL[:1], str(tiny_encoder_dir), recipe, progress=False)
+    assert other != first  # other data, another folder
+    assert read_adaptation(first)["pairs"] == 4
