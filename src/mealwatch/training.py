@@ -27,6 +27,7 @@ from .pipeline import Pipeline
 from .adapt.recipe import read_adaptation
 from .adapt.vocabulary import freeze_pretrained_rows
 from .review import ReviewPolicy, choose_margin
+from .transformer.precision import cpu_has_bf16
 from .tokenizer import Tokenizer
 from .transformer import Encoder, EncoderConfig
 from .transformer.checkpoint import read_config, resolve
@@ -111,15 +112,6 @@ def build_pipeline(labels: Sequence[str], multi_label: bool, args: TrainingArgum
         training=training, encoder=encoder.config, max_length=args.max_length,
     )  # fmt: skip
     return Pipeline(Classifier(encoder, config), tokenizer)
-
-
-def cpu_has_bf16() -> bool:
-    """True when the CPU computes bfloat16 natively (AVX512-BF16 or AMX), where autocast speeds training up."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def length_buckets(lengths: Tensor, batch_size: int, generator: torch.Generator) -> list[Tensor]:

@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from ..tokenizer import Tokenizer
+from ..transformer.precision import cpu_has_bf16
 from ..transformer import Encoder, mean_pool
 from .vocabulary import freeze_pretrained_rows
 
@@ -83,8 +84,9 @@ def distill(
                 texts = [rows[i][0] for i in idx.tolist()]
                 goal = targets[[rows[i][1] for i in idx.tolist()]]  # (B, H)
                 b = student_tokenizer(texts, max_length=max_length)
-                hidden = student(**b.model_inputs()).last_hidden_state  # (B, T, H)
-                loss = F.mse_loss(mean_pool(hidden, b.attention_mask), goal)
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cpu_has_bf16()):
+                    hidden = student(**b.model_inputs()).last_hidden_state  # (B, T, H)
+                loss = F.mse_loss(mean_pool(hidden.float(), b.attention_mask), goal)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 optimizer.step()

@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ..tokenizer import Tokenizer
+from ..transformer.precision import cpu_has_bf16
 from ..transformer import Encoder
 from .vocabulary import freeze_pretrained_rows
 
@@ -119,9 +120,10 @@ def continue_pretraining(
             picked = masked.labels != IGNORE  # (B, T)
             if not picked.any():
                 continue
-            hidden = encoder(input_ids=masked.input_ids, attention_mask=batch.attention_mask).last_hidden_state
-            logits = head(hidden[picked])  # (N, V): only the picked positions are decoded
-            loss = F.cross_entropy(logits, masked.labels[picked])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cpu_has_bf16()):
+                hidden = encoder(input_ids=masked.input_ids, attention_mask=batch.attention_mask).last_hidden_state
+                logits = head(hidden[picked])  # (N, V): only the picked positions are decoded
+            loss = F.cross_entropy(logits.float(), masked.labels[picked])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
