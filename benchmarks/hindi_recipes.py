@@ -8,6 +8,7 @@ the validation split, overall and per script:
   aug      + the parallel renderings (Devanagari and romanised) of the English training complaints
   vocab    aug + vocabulary extension (Hindi WordPiece pieces, rows initialised from romanisations)
   distill  vocab + multilingual distillation on the parallel complaints before fine-tuning
+  mlm      vocab + continued masked-LM pre-training on the Hindi texts + distillation
 Prints one table row per recipe (validation macro-F1 overall and per script, adaptation and
 training seconds, peak RSS so far).
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-RECIPES = ("base", "aug", "vocab", "distill")
+RECIPES = ("base", "aug", "vocab", "distill", "mlm")
 
 
 def main() -> int:
@@ -31,24 +32,23 @@ def main() -> int:
     parser.add_argument("--recipes", default=",".join(RECIPES))
     parser.add_argument("--epochs", type=int)
     parser.add_argument("--distill-epochs", type=int, default=4)
+    parser.add_argument("--mlm-epochs", type=int, default=2)
     parser.add_argument("--pieces", type=int, default=6000)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    from mealwatch.adapt.recipe import AdaptArguments, adapt_encoder
-    from mealwatch.data import Dataset, read_parallel, read_splits
+    from mealwatch.adapt.recipe import AdaptArguments, AdaptationData, adapt_encoder
+    from mealwatch.data import read_parallel, read_splits
+    from mealwatch.jobs import with_renderings
     from mealwatch.evaluation import evaluate_pipeline
     from mealwatch.training import TrainingArguments, train
 
     splits = read_splits(None)
     parallel = read_parallel()
     train_set, validation = splits["train"], splits["validation"]
-    augmented = Dataset.from_examples(
-        train_set.examples + [e for p in parallel for e in p.renderings()], train_set.label_set, True
-    )
-    pairs = [(p.english, p.devanagari) for p in parallel] + [(p.english, p.romanised) for p in parallel]
-    hindi = [e.text for e in train_set.examples if e.script != "latn-en"]
+    augmented = with_renderings(train_set, parallel)
+    data = AdaptationData.of(train_set, parallel)
     print("| recipe | validation macro-F1 | " + " | ".join(["latn-en", "latn-hi", "deva", "mixed"])
           + " | best epoch | adapt s | train s | peak GB |")  # fmt: skip
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -57,12 +57,14 @@ def main() -> int:
             parser.error(f"unknown recipe {recipe!r}; choose from {', '.join(RECIPES)}")
         encoder_path, adapt_seconds = None, 0.0
         with tempfile.TemporaryDirectory() as tmp:
-            if recipe in ("vocab", "distill"):
+            if recipe in ("vocab", "distill", "mlm"):
                 started = time.perf_counter()
-                distill_epochs = args.distill_epochs if recipe == "distill" else 0
-                adapt_args = AdaptArguments(pieces=args.pieces, distill_epochs=distill_epochs,
+                distill_epochs = args.distill_epochs if recipe in ("distill", "mlm") else 0
+                mlm_epochs = args.mlm_epochs if recipe == "mlm" else 0
+                adapt_args = AdaptArguments(pieces=args.pieces, distill_epochs=distill_epochs, mlm_epochs=mlm_epochs,
                                             seed=args.seed)  # fmt: skip
-                encoder_path = str(adapt_encoder(Path(tmp) / "enc", hindi, pairs, args=adapt_args, progress=True))
+                encoder_path = str(adapt_encoder(Path(tmp) / "enc", data.texts, data.pairs, args=adapt_args,
+                                                 progress=True))  # fmt: skip
                 adapt_seconds = time.perf_counter() - started
             chosen = {"epochs": args.epochs}
             training = TrainingArguments(seed=args.seed, encoder_path=encoder_path,
