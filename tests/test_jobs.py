@@ -56,3 +56,12 @@ def test_adapted_encoder_is_built_once_and_reused(tiny_encoder_dir, monkeypatch,
     other = adapted_encoder(HINDI, PARALLEL[:1], str(tiny_encoder_dir), recipe, progress=False)
     assert other != first  # other data, another folder
     assert read_adaptation(first)["pairs"] == 4
+
+
+def test_bundled_data_brings_its_parallel_renderings_and_other_data_none(tmp_path):
+    from mealwatch.jobs import default_parallel, load_training_data
+
+    bundled = load_training_data(None)
+    assert len(default_parallel(bundled)) >= 1000
+    (tmp_path / "mine.csv").write_text("text,labels\n" + "a lizard in the dal,foreign_object\n" * 3, encoding="utf-8")
+    assert default_parallel({"train": load_training_data(tmp_path / "mine.csv")["train"]}) == []

@@ -118,19 +118,29 @@ def with_renderings(train: "Dataset", parallel: "list[ParallelComplaint]") -> "D
     return Dataset.from_examples(train.examples + added, train.label_set, train.multi_label, train.path)
 
 
+def default_parallel(splits: dict[str, "Dataset"]) -> "list[ParallelComplaint]":
+    """The bundled parallel renderings when training on the bundled complaints; none for other data."""
+    from .data import bundled_data_dir, read_parallel
+
+    path = splits["train"].path
+    bundled = path is not None and Path(path).resolve().parent == bundled_data_dir().resolve()
+    return read_parallel() if bundled else []
+
+
 def train_and_save(
     splits: dict[str, "Dataset"], args: "TrainingArguments", out: str | Path | None = None, progress: bool = True,
     *, adapt: str = "auto", parallel: "list[ParallelComplaint] | None" = None,
 ) -> FinishedRun:  # fmt: skip
     """Fine-tune on the splits (teaching the encoder Hindi first when ``should_adapt``), save the model to ``out``
     (None: a new folder under ``runs.runs_root()``) and write its evaluation on the test split (validation if
-    there is none) beside it. ``parallel`` renderings (only of training complaints) join the training split."""
+    there is none) beside it. ``parallel`` renderings (only of training complaints) join the training split;
+    None: ``default_parallel``."""
     from dataclasses import replace
 
     from .evaluation import evaluate_pipeline, write_report
     from .training import train
 
-    parallel = parallel or []
+    parallel = default_parallel(splits) if parallel is None else parallel
     encoder = None
     if should_adapt(splits, args, adapt):
         encoder = adapted_encoder(splits["train"], parallel, args.encoder_path, progress=progress)

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning.message}", file=sys.stderr)
     from mealwatch.data import read_parallel
 
-    parallel = read_parallel(args.parallel) if args.parallel or args.data is None else []
+    parallel = read_parallel(args.parallel) if args.parallel else None  # None: the bundled renderings, if bundled
     print(describe_start(splits, training_args), flush=True)
     finished = train_and_save(splits, training_args, args.out, progress=not args.quiet, adapt=args.adapt,
                               parallel=parallel)  # fmt: skip
