@@ -171,7 +171,7 @@ def transformer_baseline(
     **training: Any,
 ) -> BaselineResult:  # fmt: skip
     """The Transformer classifier trained by ``mealwatch.training`` (``pretrained=False``: from random weights)."""
-    from .evaluation import encode_labels
+    from .decisions import encode_labels
     from .training import TrainingArguments, train
 
     train_set, validation, test = _three(splits)

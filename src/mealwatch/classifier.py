@@ -5,8 +5,7 @@
     probabilities: sigmoid per label (multi-label) or softmax over labels
 
 Tokenization, thresholds, decisions, review and saving live in ``pipeline.Pipeline``; this
-module holds only the network, its config (``ClassifierConfig``, saved as config.json) and
-the atomic folder writer the pipeline saves with.
+module holds only the network and its config (``ClassifierConfig``, saved as config.json).
 """
 
 from __future__ import annotations
@@ -149,7 +148,7 @@ def read_config(folder: Path) -> ClassifierConfig:
 
 
 def is_classifier_dir(path: str | Path) -> bool:
-    """True for a folder written by ``Classifier.save`` (config.json with the format key, and weights)."""
+    """True for a folder written by ``pipeline.Pipeline.save`` (config.json with the format key, and weights)."""
     folder = Path(path)
     file = folder / CONFIG_FILE
     if not (file.is_file() and (folder / WEIGHTS_FILE).is_file()):

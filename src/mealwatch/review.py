@@ -5,8 +5,9 @@ A prediction ``needs_review`` when any of these holds, each with a reason a pers
 - **no label cleared**: no label's probability reached its threshold (the label shown is only the
   most probable one);
 - **unreadable**: too many of the text's words are unreadable to the model's vocabulary — a word is
-  unreadable when it became ``[UNK]`` or was cut into single letters (what an English WordPiece
-  vocabulary does to Devanagari);
+  unreadable when it became the unknown token (``[UNK]``, ``<unk>``) or was cut into single letters
+  (what an English WordPiece vocabulary does to Devanagari); the piece markers (WordPiece's ``##``,
+  SentencePiece's ``▁``) and the unknown token are the tokenizer's own;
 - **close call**: a label's probability lies within ``margin`` of its threshold (just in or just out),
   or, single-label, the two most probable labels are within ``margin`` of each other.
 
@@ -44,12 +45,18 @@ class ReviewPolicy:
 
 
 def unreadable_share(tokens: Sequence[str], word_ids: Sequence[int | None], words: Sequence[str],
-                     unk_token: str = "[UNK]", prefix: str = "##") -> float:  # fmt: skip
-    """Share of the words (two letters or longer, not punctuation) that became ``[UNK]`` or single letters."""
+                     unk_token: str | None = "[UNK]", prefix: str = "##", word_prefix: str = "") -> float:  # fmt: skip
+    """Share of the words (two letters or longer, not punctuation) that became the unknown token or single letters.
+
+    ``prefix`` marks a piece inside a word (WordPiece's "##"), ``word_prefix`` a piece that starts one
+    (SentencePiece's "▁"); both are taken off before counting letters, and a bare "▁" piece is no letter.
+    """
     pieces: dict[int, list[str]] = {}
     for token, w in zip(tokens, word_ids):
         if w is not None:
-            pieces.setdefault(w, []).append(token.removeprefix(prefix))
+            piece = token.removeprefix(prefix).removeprefix(word_prefix)  # ("" removes nothing)
+            if piece:  # a bare "▁" is a word boundary, not a letter
+                pieces.setdefault(w, []).append(piece)
     counted = unreadable = 0
     for w, parts in pieces.items():
         if w >= len(words) or sum(ch.isalnum() for ch in words[w]) < 2:
@@ -60,8 +67,14 @@ def unreadable_share(tokens: Sequence[str], word_ids: Sequence[int | None], word
 
 
 def unreadable_shares(batch) -> list[float]:
-    """``unreadable_share`` of every text of a ``tokenizer.TokenizedBatch``."""
-    return [unreadable_share(t, w, words) for t, w, words in zip(batch.tokens, batch.word_ids, batch.words)]
+    """``unreadable_share`` of every text of a ``tokenizer.TokenizedBatch``, with its tokenizer's unknown token
+    and piece markers."""
+    unk = getattr(batch, "unk_token", "[UNK]")
+    prefix, word_prefix = getattr(batch, "continuation_prefix", "##"), getattr(batch, "word_prefix", "")
+    return [
+        unreadable_share(t, w, words, unk, prefix, word_prefix)
+        for t, w, words in zip(batch.tokens, batch.word_ids, batch.words)
+    ]
 
 
 def reasons(

@@ -26,6 +26,11 @@ def mealwatch_home() -> Path:
     return Path(data) / "mealwatch"
 
 
+def default_log_path() -> Path:
+    """Where ``mealwatch serve`` keeps its complaint log without ``--db``: ``mealwatch_home() / "complaints.db"``."""
+    return mealwatch_home() / "complaints.db"
+
+
 def runs_root() -> Path:
     """Where ``mealwatch train`` saves its runs: ``mealwatch_home() / "runs"``."""
     return mealwatch_home() / "runs"

@@ -1,20 +1,28 @@
-"""WordPiece tokenization with the `tokenizers` library, keeping the map from tokens back to words.
+"""The checkpoint's own tokenizer (WordPiece or SentencePiece) through the `tokenizers` library,
+keeping the map from tokens back to words.
 
-A *word* here is what BERT's pre-tokenizer splits on: runs of letters and digits, and each
-punctuation mark on its own ("it's" -> "it", "'", "s"). Every token points to its word
-(``word_ids``) and every word to its characters in the original text (``word_spans``), so
-later stages can show attention and importance per word. Word spans cover whole grapheme clusters,
-so a Devanagari word never loses a vowel sign at its edge.
+A *word* is what the checkpoint's pre-tokenizer splits on. For BERT's WordPiece: runs of letters
+and digits, and each punctuation mark on its own ("it's" -> "it", "'", "s"); for SentencePiece's
+Metaspace (XLM-R, multilingual MiniLM, e5): whitespace-separated runs ("thi," is one word). Every
+token points to its word (``word_ids``) and every word to its characters in the original text
+(``word_spans``), so later stages can show attention and importance per word. Word spans cover whole
+grapheme clusters and no surrounding whitespace, so a Devanagari word never loses a vowel sign at its edge.
 
-Normalisation follows the checkpoint's own settings (lowercase, strip accents) through
-``text.bert_normalizer``, which strips Latin accents but keeps every Indic combining mark.
+The special tokens are found by role (``[CLS]`` or ``<s>``, ``[SEP]`` or ``</s>``, ``[PAD]`` or
+``<pad>``, ``[UNK]`` or ``<unk>``) from the checkpoint's files (``transformer/special_tokens.py``),
+and padding uses the real pad id. Normalisation follows the checkpoint's own settings (lowercase,
+strip accents) through ``text.bert_normalizer``, which strips Latin accents but keeps every Indic
+combining mark.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from tokenizers import Tokenizer as FastTokenizer
@@ -24,6 +32,7 @@ from torch import Tensor
 
 from .text import bert_normalizer, snap_spans
 from .transformer.checkpoint import CheckpointError, resolve
+from .transformer.special_tokens import ROLES, declared, find_roles, pipeline_tokens, tokenizer_config
 
 
 @dataclass
@@ -33,11 +42,14 @@ class TokenizedBatch:
     input_ids: Tensor  # (B, T) long, padded to the longest text in the batch
     attention_mask: Tensor  # (B, T) long: 1 for real tokens, 0 for padding
     token_type_ids: Tensor  # (B, T) long: all 0 for single texts
-    tokens: list[list[str]]  # per text, its real tokens, [CLS] ... [SEP] (no padding)
+    tokens: list[list[str]]  # per text, its real tokens, [CLS] ... [SEP] or <s> ... </s> (no padding)
     word_ids: list[list[int | None]]  # per token: index into ``words``, None for [CLS]/[SEP]
     words: list[list[str]]  # per text, its words as they appear in the text
     word_spans: list[list[tuple[int, int]]]  # per word, (start, end) character offsets in the text
     truncated: list[bool]  # True where a text was cut to max_length tokens
+    unk_token: str | None = "[UNK]"  # the tokenizer's unknown token (see ``Tokenizer.unk_token``)
+    continuation_prefix: str = "##"  # what marks a piece inside a word ("##" in WordPiece, "" in SentencePiece)
+    word_prefix: str = ""  # what marks a piece that starts a word ("▁" in SentencePiece, "" in WordPiece)
 
     def __len__(self) -> int:
         return self.input_ids.size(0)
@@ -52,21 +64,37 @@ class TokenizedBatch:
 
 
 class Tokenizer:
-    """BERT's uncased WordPiece tokenizer from a checkpoint folder (tokenizer.json or vocab.txt)."""
+    """A checkpoint's tokenizer (tokenizer.json, or BERT's vocab.txt), with padding and the map back to words."""
 
-    def __init__(self, backend: FastTokenizer, max_length: int = 512) -> None:
+    def __init__(self, backend: FastTokenizer, max_length: int = 512, config: dict[str, Any] | None = None) -> None:
+        """``config``: the folder's tokenizer_config.json / special_tokens_map.json, which name the special tokens;
+        as in Hugging Face's BertTokenizer, its ``do_lower_case`` and ``strip_accents`` win over tokenizer.json's."""
+        config = config or {}
         if isinstance(backend.normalizer, normalizers.BertNormalizer):
             # same settings, but Brahmic vowel signs, nukta and virama are letters, not accents to strip
             old = backend.normalizer
-            backend.normalizer = bert_normalizer(lowercase=old.lowercase, strip_accents=old.strip_accents)
+            lowercase = config.get("do_lower_case", old.lowercase)
+            strip = config["strip_accents"] if "strip_accents" in config else old.strip_accents
+            backend.normalizer = bert_normalizer(lowercase=lowercase, strip_accents=strip)
         self.backend = backend
         self.max_length = max_length
-        self.pad_token_id = self._id("[PAD]")
-        self.cls_token_id = self._id("[CLS]")
-        self.sep_token_id = self._id("[SEP]")
+        spec = json.loads(backend.to_str())
+        roles = find_roles(declared(config), pipeline_tokens(spec), lambda t: backend.token_to_id(t) is not None)
+        for role in ("cls", "sep", "pad"):
+            if roles[role] is None:
+                names = " or ".join(ROLES[role][1])
+                raise CheckpointError(f"the vocabulary has no {role} token: none declared, and no {names}")
+        self.cls_token, self.sep_token, self.pad_token = roles["cls"], roles["sep"], roles["pad"]
+        self.unk_token: str | None = roles["unk"]  # None for a vocabulary that cannot meet an unknown piece
+        self.mask_token: str | None = roles["mask"]
+        self.pad_token_id = self._id(self.pad_token)
+        self.cls_token_id = self._id(self.cls_token)
+        self.sep_token_id = self._id(self.sep_token)
+        self.unk_token_id = None if self.unk_token is None else self._id(self.unk_token)
+        self.continuation_prefix, self.word_prefix = piece_markers(spec)
         backend.enable_truncation(max_length=max_length)
         self._truncation = max_length
-        backend.enable_padding(pad_id=self.pad_token_id, pad_token="[PAD]")  # to the longest in the batch
+        backend.enable_padding(pad_id=self.pad_token_id, pad_token=self.pad_token)  # to the longest in the batch
 
     def _id(self, token: str) -> int:
         i = self.backend.token_to_id(token)
@@ -82,17 +110,23 @@ class Tokenizer:
     def from_pretrained(cls, path: str | Path | None = None, max_length: int = 512) -> "Tokenizer":
         """Load from a checkpoint folder; ``None`` means the bundled all-MiniLM-L6-v2."""
         folder = resolve(path)
+        config = tokenizer_config(folder)
         if (folder / "tokenizer.json").is_file():
             try:
-                return cls(FastTokenizer.from_file(str(folder / "tokenizer.json")), max_length)
+                backend = FastTokenizer.from_file(str(folder / "tokenizer.json"))
             except Exception as e:  # the Rust library raises a bare Exception on bad JSON
                 raise CheckpointError(f"{folder / 'tokenizer.json'} cannot be read: {e}") from e
+            return cls(backend, max_length, config)
         if (folder / "vocab.txt").is_file():
-            return cls(_from_vocab(folder), max_length)
-        raise CheckpointError(f"{folder} has no tokenizer: expected tokenizer.json or vocab.txt")
+            return cls(_from_vocab(folder, config), max_length, config)
+        raise CheckpointError(
+            f"{folder} has no tokenizer: expected tokenizer.json or vocab.txt "
+            "(a SentencePiece model file alone is not read: use the folder's tokenizer.json)"
+        )
 
     def save(self, directory: str | Path) -> None:
-        """Write tokenizer.json (and nothing else) into ``directory``."""
+        """Write tokenizer.json (and nothing else) into ``directory``; its padding, post-processor and model
+        name every special token, so the roles come back without tokenizer_config.json."""
         Path(directory).mkdir(parents=True, exist_ok=True)
         self.backend.save(str(Path(directory) / "tokenizer.json"))
 
@@ -109,14 +143,15 @@ class Tokenizer:
             input_ids=torch.tensor([e.ids for e in encodings], dtype=torch.long),
             attention_mask=torch.tensor([e.attention_mask for e in encodings], dtype=torch.long),
             token_type_ids=torch.tensor([e.type_ids for e in encodings], dtype=torch.long),
-            tokens=[], word_ids=[], words=[], word_spans=[], truncated=[],
+            tokens=[], word_ids=[], words=[], word_spans=[], truncated=[], unk_token=self.unk_token,
+            continuation_prefix=self.continuation_prefix, word_prefix=self.word_prefix,
         )  # fmt: skip
         for text, e in zip(texts, encodings):
             n = sum(e.attention_mask)
-            word_ids = list(e.word_ids[:n])
-            n_words = max((w for w in word_ids if w is not None), default=-1) + 1
-            spans = snap_spans(text, [e.word_to_chars(w) for w in range(n_words)])
-            batch.tokens.append(list(e.tokens[:n]))
+            word_ids, spans = merge_blank_words(text, list(e.word_ids[:n]), e.word_to_chars)
+            spans = snap_spans(text, spans)
+            # a Unigram model shows an unknown piece as its text; the model reads the unknown token
+            batch.tokens.append([self.unk_token if i == self.unk_token_id else t for t, i in zip(e.tokens[:n], e.ids)])
             batch.word_ids.append(word_ids)
             batch.word_spans.append(spans)
             batch.words.append([text[s:t] for s, t in spans])
@@ -124,18 +159,56 @@ class Tokenizer:
         return batch
 
 
-def _from_vocab(folder: Path) -> FastTokenizer:
-    """Build BERT's WordPiece pipeline from vocab.txt (+ tokenizer_config.json's do_lower_case)."""
-    lower = True
-    config_file = folder / "tokenizer_config.json"
-    if config_file.is_file():
-        lower = json.loads(config_file.read_text(encoding="utf-8")).get("do_lower_case", True)
+def piece_markers(spec: dict[str, Any]) -> tuple[str, str]:
+    """(continuation prefix, word-start prefix) of a tokenizer.json: ("##", "") for WordPiece, ("", "▁") for
+    SentencePiece's Metaspace."""
+    model = spec.get("model") or {}
+    continuation = (model.get("continuing_subword_prefix") or "") if model.get("type") in ("WordPiece", "BPE") else ""
+    pre = spec.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    word = next((p.get("replacement", "▁") for p in steps if p.get("type") == "Metaspace"), "")
+    return continuation, word
+
+
+def merge_blank_words(
+    text: str, word_ids: list[int | None], word_to_chars: Callable[[int], tuple[int, int]]
+) -> tuple[list[int | None], list[tuple[int, int]]]:
+    """Word ids and character spans with whitespace trimmed off each span; a word that is only whitespace
+    (SentencePiece's lone "▁" before a doubled space) joins the next word, or the one before it at the end."""
+    n_words = max((w for w in word_ids if w is not None), default=-1) + 1
+    spans = []
+    for w in range(n_words):
+        s, e = word_to_chars(w)
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        spans.append((s, e))
+    kept = [w for w in range(n_words) if spans[w][0] < spans[w][1]]
+    if len(kept) == n_words:
+        return word_ids, spans
+    if not kept:  # only whitespace: no words, as WordPiece finds none
+        return [None] * len(word_ids), []
+    # a blank word joins the next kept word (the last kept one when none follows)
+    new_id = {w: min(bisect.bisect_left(kept, w), len(kept) - 1) for w in range(n_words)}
+    return [None if w is None else new_id[w] for w in word_ids], [spans[w] for w in kept]
+
+
+def _from_vocab(folder: Path, config: dict[str, Any]) -> FastTokenizer:
+    """Build BERT's WordPiece pipeline from vocab.txt and the folder's tokenizer_config.json (do_lower_case,
+    strip_accents and the special tokens, as Hugging Face's BertTokenizer reads them)."""
+    lower = config.get("do_lower_case", True)
+    strip = config.get("strip_accents")  # None: follows do_lower_case, as in BERT
     vocab = {
         line.rstrip("\n"): i for i, line in enumerate((folder / "vocab.txt").read_text(encoding="utf-8").splitlines())
     }
-    backend = FastTokenizer(WordPiece(vocab, unk_token="[UNK]"))
-    backend.normalizer = bert_normalizer(lowercase=lower)
+    roles = find_roles(declared(config), {}, vocab.__contains__)
+    for role in ("cls", "sep", "unk"):
+        if roles[role] is None:
+            raise CheckpointError(f"{folder / 'vocab.txt'} has no {role} token ({' or '.join(ROLES[role][1])})")
+    backend = FastTokenizer(WordPiece(vocab, unk_token=roles["unk"]))
+    backend.normalizer = bert_normalizer(lowercase=lower, strip_accents=strip)
     backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    cls_id, sep_id = vocab["[CLS]"], vocab["[SEP]"]
-    backend.post_processor = processors.BertProcessing(("[SEP]", sep_id), ("[CLS]", cls_id))
+    cls, sep = roles["cls"], roles["sep"]
+    backend.post_processor = processors.BertProcessing((sep, vocab[sep]), (cls, vocab[cls]))
     return backend

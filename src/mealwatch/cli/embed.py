@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mealwatch import Encoder, Tokenizer
+    from mealwatch.atomic import write_text_atomically
     from mealwatch.embeddings import embed_texts
 
     encoder, tokenizer = Encoder.from_pretrained(args.model), Tokenizer.from_pretrained(args.model)
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         lines = (json.dumps({"text": t, "embedding": [round(float(x), 6) for x in v]}) for t, v in zip(texts, vectors))
         if args.output:
-            args.output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+            write_text_atomically(args.output, "".join(line + "\n" for line in lines))
         else:
             sys.stdout.writelines(line + "\n" for line in lines)
     if args.output:

@@ -19,7 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("text", metavar="TEXT", help="the complaint to explain")
-    p.add_argument("--model", help="a model folder from `mealwatch train` (default: the latest run in runs/)")
+    p.add_argument(
+        "--model", help="a model folder from `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)"
+    )
     p.add_argument("--json", action="store_true", help="print the explanation as one JSON object")
     p.add_argument("--html", type=Path, metavar="FILE", help="write the interactive page with the explanation")
     p.add_argument("--steps", type=int, default=50, help="integration steps (default 50; more is more exact)")

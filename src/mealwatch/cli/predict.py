@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     output_format = args.format or _format_of(args.output)
     texts = texts_from_args(args)
 
+    from mealwatch.atomic import write_text_atomically
     from mealwatch.pipeline import Pipeline
 
     pipeline = Pipeline.load(args.model)
@@ -58,12 +59,12 @@ def run(args: argparse.Namespace) -> int:
     if review:
         shown = ", ".join(map(str, review[:10])) + (f" and {len(review) - 10} more" if len(review) > 10 else "")
         print(f"note: {len(review)} text(s) need a person's review: their labels are not reliable (text number "
-              f"{shown}; needs_review and review_reason in the output say why)", file=sys.stderr)  # fmt: skip
+              f"{shown}; needs_review and review_reasons in the output say why)", file=sys.stderr)  # fmt: skip
     content = format_predictions(predictions, pipeline.labels, output_format)
     if args.output is None:
         sys.stdout.write(content)
     else:
-        args.output.write_text(content, encoding="utf-8")
+        write_text_atomically(args.output, content)
         print(f"wrote {len(predictions)} predictions to {args.output}", file=sys.stderr)
     return 0
 

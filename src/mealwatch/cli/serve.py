@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 import socket
-from pathlib import Path
-
-DEFAULT_DB = Path("runs") / "complaints.db"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,14 +13,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Serve the classifier over HTTP: a page at /, the API under /api (documented at /docs), "
         "and a log of the complaints saved (a SQLite file, or a PostgreSQL database shared by several servers).",
     )
-    p.add_argument("--model", help="a model folder written by `mealwatch train` (default: the latest run in runs/)")
+    p.add_argument(
+        "--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)"
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     p.add_argument(
         "--db",
-        default=str(DEFAULT_DB),
+        default=None,
         help="the complaint log: a SQLite file, created when missing, or a PostgreSQL URL "
-        f"(postgresql://user:password@host:5432/dbname; the database must exist) (default: {DEFAULT_DB})",
+        "(postgresql://user:password@host:5432/dbname; the database must exist) "
+        "(default: $MEALWATCH_HOME/complaints.db)",
     )
     p.add_argument("--max-batch", type=int, default=32, help="most texts run through the model at once (default: 32)")
     p.set_defaults(func=run)
@@ -58,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.serve import create_app
 
     model_dir = resolve_model(args.model)
+    from mealwatch.runs import default_log_path
+
+    args.db = args.db or str(default_log_path())
     app = create_app(model_dir, args.db, max_batch=args.max_batch)
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version})")

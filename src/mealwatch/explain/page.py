@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import write_text_atomically
 from .explanation import Explanation
 from .word_attention import WordAttention
 
@@ -89,5 +90,5 @@ def write_page(path: str | Path, wa: WordAttention, explanation: Explanation | N
         raise ValueError(f"{path}: the page must be written to a file ending in .html")
     if not path.parent.is_dir():
         raise ValueError(f"{path}: the folder {path.parent} does not exist")
-    path.write_text(render_page(wa, explanation, **kwargs), encoding="utf-8")
+    write_text_atomically(path, render_page(wa, explanation, **kwargs))
     return path

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from ..atomic import write_file_atomically
 from .focus import label_of
 from .fonts import families_for
 from .terminal import view_name
@@ -34,12 +35,13 @@ def save_figure(fig: Figure, path: str | Path) -> Path:
     path = check_picture_path(path)
     with warnings.catch_warnings():  # a missing glyph is named once in the picture's title, not per glyph
         warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
-        _savefig(fig, path)
+        write_file_atomically(path, lambda temp: _savefig(fig, temp, path.suffix.lower()))
     return path
 
 
-def _savefig(fig: Figure, path: Path) -> None:
-    fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Date": None} if path.suffix.lower() == ".svg" else None)
+def _savefig(fig: Figure, path: Path, suffix: str) -> None:
+    meta = {"Date": None} if suffix == ".svg" else None
+    fig.savefig(path, format=suffix.lstrip("."), dpi=120, bbox_inches="tight", metadata=meta)
 
 
 def head_figure(wa: WordAttention, layer: int | None = None, head: int | None = None) -> Figure:

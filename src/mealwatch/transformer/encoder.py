@@ -1,8 +1,11 @@
 """The BERT encoder: embeddings, a stack of encoder layers, and the pooler.
 
-E = LayerNorm(word(input_ids) + position(0..T-1) + token_type(token_type_ids))
+E = LayerNorm(word(input_ids) + position(position_ids) + token_type(token_type_ids))
 h_0 = Dropout(E);  h_l = EncoderLayer_l(h_{l-1});  last_hidden_state = h_N
-pooler_output = tanh(W_p · h_N[CLS] + b_p)
+pooler_output = tanh(W_p · h_N[CLS] + b_p)     (h_N[CLS] itself for a checkpoint without a pooler)
+
+position_ids are 0..T-1 (BERT), or, with ``position_offset`` p (RoBERTa, XLM-R), p + 1, p + 2, ...
+for the real tokens and p for padding.
 """
 
 from __future__ import annotations
@@ -37,11 +40,24 @@ class EncoderConfig:
     pad_token_id: int = 0
     position_embedding: str = "learned"  # "learned" (BERT) or "sinusoidal" (the original paper)
     norm_first: bool = False  # False: post-LN as BERT; True: pre-LN (for training from scratch)
+    model_type: str = "bert"  # the checkpoint family (family.py): "bert" or "xlm-roberta"
+    position_offset: int | None = None  # None: positions 0..T-1; p: real tokens at p+1, p+2, ..., padding at p
+    add_pooling_layer: bool = True  # False for a checkpoint saved without a pooler
+
+    def __post_init__(self) -> None:
+        """The family (``model_type``) fills in what its config.json leaves implicit (``Family.encoder_fields``)."""
+        from .checkpoint import family_of
+
+        for name, value in family_of(self.model_type, "encoder config").encoder_fields(asdict(self)).items():
+            setattr(self, name, value)
 
     def to_dict(self) -> dict[str, Any]:
-        """A Hugging Face-compatible config dict (loadable by ``transformers.BertModel`` when post-LN/learned)."""
+        """A Hugging Face-compatible config dict (loadable by ``transformers`` when post-LN/learned)."""
+        from .checkpoint import family_of
+
         d = asdict(self)
-        d.update(model_type="bert", architectures=["BertModel"], position_embedding_type="absolute")
+        architecture = family_of(self.model_type).architecture
+        d.update(architectures=[architecture], position_embedding_type="absolute")
         return d
 
     @classmethod
@@ -56,7 +72,7 @@ class EncoderOutput:
     """What the encoder returns. Attention weights come back as data, never through hooks."""
 
     last_hidden_state: Tensor  # (B, T, H): context-aware embedding of every token
-    pooler_output: Tensor  # (B, H): tanh(W · h[CLS] + b)
+    pooler_output: Tensor  # (B, H): tanh(W · h[CLS] + b), or h[CLS] when the encoder has no pooler
     attentions: tuple[Tensor, ...] | None = None  # one (B, nh, T, T) per layer, if asked
     hidden_states: tuple[Tensor, ...] | None = None  # embeddings + each layer's output, (B, T, H) each, if asked
 
@@ -78,12 +94,22 @@ class Embeddings(nn.Module):
         self.norm = nn.LayerNorm(H, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
         self.max_positions = config.max_position_embeddings
+        self.position_offset = config.position_offset
 
-    def forward(self, word_embeds: Tensor, token_type_ids: Tensor) -> Tensor:
-        """word_embeds (B, T, H), token_type_ids (B, T) -> (B, T, H)."""
+    def position_ids(self, B: int, T: int, attention_mask: Tensor | None, device: torch.device) -> Tensor:
+        """(B, T) positions: 0..T-1, or with offset p the real tokens counted from p + 1 and padding at p."""
+        if self.position_offset is None:
+            check_length(T, self.max_positions)
+            return torch.arange(T, device=device).expand(B, T)  # (B, T)
+        check_length(T, self.max_positions - self.position_offset - 1)  # rows 0..p are never a real token's
+        real = torch.ones(B, T, dtype=torch.long, device=device) if attention_mask is None else attention_mask.long()
+        # the k-th real token gets p + k, padding gets p (Hugging Face's create_position_ids_from_input_ids)
+        return torch.cumsum(real, dim=1) * real + self.position_offset  # (B, T)
+
+    def forward(self, word_embeds: Tensor, token_type_ids: Tensor, attention_mask: Tensor | None = None) -> Tensor:
+        """word_embeds (B, T, H), token_type_ids (B, T), attention_mask (B, T) or None -> (B, T, H)."""
         B, T, _ = word_embeds.shape
-        check_length(T, self.max_positions)
-        position_ids = torch.arange(T, device=word_embeds.device).expand(B, T)  # (B, T)
+        position_ids = self.position_ids(B, T, attention_mask, word_embeds.device)  # (B, T)
         x = word_embeds + self.position(position_ids) + self.token_type(token_type_ids)  # (B, T, H)
         return self.dropout(self.norm(x))  # (B, T, H)
 
@@ -101,7 +127,7 @@ class Pooler(nn.Module):
 
 
 class Encoder(nn.Module):
-    """A BERT encoder written from first principles; loads Hugging Face BERT checkpoints."""
+    """A BERT encoder written from first principles; loads Hugging Face BERT and XLM-R checkpoints."""
 
     def __init__(self, config: EncoderConfig) -> None:
         super().__init__()
@@ -122,7 +148,7 @@ class Encoder(nn.Module):
         )
         # pre-LN stacks end with one more LayerNorm; post-LN layers already end normalised
         self.final_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps) if config.norm_first else None
-        self.pooler = Pooler(config.hidden_size)
+        self.pooler = Pooler(config.hidden_size) if config.add_pooling_layer else None
         self.apply(self._init_weights)
 
     def _init_weights(self, module: nn.Module) -> None:
@@ -163,7 +189,7 @@ class Encoder(nn.Module):
         if key_mask is not None and not output_attentions and bool(key_mask.all()):
             key_mask = None  # nothing to hide: lets the fused kernel take its mask-free path
 
-        x = self.embeddings(word_embeds, token_type_ids)  # (B, T, H)
+        x = self.embeddings(word_embeds, token_type_ids, attention_mask)  # (B, T, H)
         hidden_states = [x] if output_hidden_states else None
         attentions = [] if output_attentions else None
         for layer in self.layers:
@@ -178,14 +204,14 @@ class Encoder(nn.Module):
                 hidden_states[-1] = x
         return EncoderOutput(
             last_hidden_state=x,
-            pooler_output=self.pooler(x),
+            pooler_output=x[:, 0] if self.pooler is None else self.pooler(x),  # (B, H)
             attentions=None if attentions is None else tuple(attentions),
             hidden_states=None if hidden_states is None else tuple(hidden_states),
         )
 
     @classmethod
     def from_pretrained(cls, path: str | Path | None = None) -> "Encoder":
-        """Load a Hugging Face-format BERT folder; ``None`` means the bundled all-MiniLM-L6-v2."""
+        """Load a Hugging Face-format folder (a family of family.py); ``None``: the bundled all-MiniLM-L6-v2."""
         from .checkpoint import load_encoder
 
         return load_encoder(cls, path)
