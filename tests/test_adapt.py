@@ -125,3 +125,14 @@ def test_adapted_folder_loads_as_an_encoder_and_records_its_recipe(tmp_path, tin
     assert record["added_pieces"] > 0 and len(record["distillation_losses"]) == 1
     encoder, tokenizer = Encoder.from_pretrained(out), Tokenizer.from_pretrained(out)
     assert encoder.config.vocab_size == tokenizer.vocab_size == record["pretrained_vocab_size"] + record["added_pieces"]
+
+
+def test_extension_refuses_a_sentencepiece_tokenizer_clearly():
+    from tokenizers import Tokenizer as FastTokenizer
+    from tokenizers import models as tk_models
+
+    backend = FastTokenizer(tk_models.Unigram([("<unk>", 0.0), ("<s>", 0.0), ("</s>", 0.0), ("<pad>", 0.0)], 0))
+    tokenizer = Tokenizer.__new__(Tokenizer)
+    tokenizer.backend = backend
+    with pytest.raises(ValueError, match="works on WordPiece vocabularies; this tokenizer is Unigram"):
+        extend(tiny_encoder(Tokenizer.from_pretrained()), tokenizer, ["खाना"])

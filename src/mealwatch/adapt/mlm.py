@@ -93,9 +93,9 @@ def continue_pretraining(
 
     ``frozen_rows``: the first word-embedding rows (the pre-trained vocabulary) keep their values.
     """
-    mask_id = tokenizer.backend.token_to_id("[MASK]")
+    mask_id = tokenizer.backend.token_to_id(tokenizer.mask_token) if tokenizer.mask_token else None
     if mask_id is None:
-        raise ValueError("the vocabulary has no [MASK] token: masked-LM pre-training needs one")
+        raise ValueError("the vocabulary has no mask token: masked-LM pre-training needs one")
     generator = torch.Generator().manual_seed(seed)
     head = MaskedLMHead(encoder.embeddings.word, encoder.config.layer_norm_eps)
     params = [p for p in [*encoder.parameters(), *head.transform.parameters(), *head.norm.parameters(), head.bias]]

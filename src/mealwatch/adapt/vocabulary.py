@@ -68,6 +68,10 @@ class Extension:
 
 def extend(encoder: Encoder, tokenizer: Tokenizer, pieces: Sequence[str]) -> Extension:
     """Append ``pieces`` to the tokenizer's vocabulary and rows for them to the encoder's embeddings."""
+    if not isinstance(tokenizer.backend.model, models.WordPiece):
+        kind = type(tokenizer.backend.model).__name__
+        raise ValueError(f"vocabulary extension works on WordPiece vocabularies; this tokenizer is {kind} "
+                         "(a multilingual checkpoint already reads Hindi: train on it without --adapt)")  # fmt: skip
     vocab = tokenizer.backend.get_vocab()
     V = len(vocab)
     if encoder.config.vocab_size != V:
@@ -76,7 +80,8 @@ def extend(encoder: Encoder, tokenizer: Tokenizer, pieces: Sequence[str]) -> Ext
     old_model = tokenizer.backend.model
     init = torch.stack([_initial_row(encoder, old_model, p) for p in pieces]) if pieces else None  # (K, H)
     new_vocab = {**vocab, **{p: V + i for i, p in enumerate(pieces)}}
-    tokenizer.backend.model = models.WordPiece(new_vocab, unk_token="[UNK]", continuing_subword_prefix="##",
+    tokenizer.backend.model = models.WordPiece(new_vocab, unk_token=tokenizer.unk_token or "[UNK]",
+                                               continuing_subword_prefix=tokenizer.continuation_prefix or "##",
                                                max_input_chars_per_word=100)  # fmt: skip
     old = encoder.embeddings.word
     grown = nn.Embedding(V + len(pieces), old.embedding_dim, padding_idx=old.padding_idx)
