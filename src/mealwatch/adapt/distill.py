@@ -80,13 +80,13 @@ def distill(
     try:
         for epoch in range(epochs):
             total = 0.0
-            for idx in torch.randperm(len(rows), generator=generator).split(batch_size):
+            for idx in _length_batches(rows, batch_size, generator):
                 texts = [rows[i][0] for i in idx.tolist()]
                 goal = targets[[rows[i][1] for i in idx.tolist()]]  # (B, H)
-                b = student_tokenizer(texts, max_length=max_length)
+                inputs = padded_to_multiple(student_tokenizer(texts, max_length=max_length), student_tokenizer)
                 with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cpu_has_bf16()):
-                    hidden = student(**b.model_inputs()).last_hidden_state  # (B, T, H)
-                loss = F.mse_loss(mean_pool(hidden.float(), b.attention_mask), goal)
+                    hidden = student(**inputs).last_hidden_state  # (B, T', H)
+                loss = F.mse_loss(mean_pool(hidden.float(), inputs["attention_mask"]), goal)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 optimizer.step()
@@ -100,3 +100,31 @@ def distill(
             hook.remove()
     student.eval()
     return DistillationResult(losses, len(pairs))
+
+
+def _length_batches(rows: Sequence[tuple[str, int]], batch_size: int, generator: torch.Generator) -> list[torch.Tensor]:
+    """Shuffled batches of texts of similar length: less padding, and far fewer tensor shapes for the allocator."""
+    order = torch.randperm(len(rows), generator=generator)  # (N,)
+    window = batch_size * 50
+    batches = []
+    for start in range(0, len(order), window):
+        chunk = order[start : start + window]
+        lengths = torch.tensor([len(rows[i][0]) for i in chunk.tolist()])  # characters: a proxy for pieces
+        batches.extend(chunk[torch.argsort(lengths, stable=True)].split(batch_size))
+    return [batches[i] for i in torch.randperm(len(batches), generator=generator).tolist()]
+
+
+#: batches are padded to a multiple of this many pieces: a handful of tensor shapes instead of one per length,
+#: which keeps the allocator's and oneDNN's per-shape caches from growing with every batch
+SHAPE_STEP = 16
+
+
+def padded_to_multiple(batch, tokenizer: Tokenizer, step: int = SHAPE_STEP) -> dict[str, torch.Tensor]:
+    """A tokenized batch's model inputs, padded (with the pad token, mask 0) to a multiple of ``step`` pieces."""
+    inputs = batch.model_inputs()
+    T = inputs["input_ids"].size(1)
+    extra = -T % step
+    if not extra:
+        return inputs
+    fill = {"input_ids": tokenizer.pad_token_id, "attention_mask": 0, "token_type_ids": 0}
+    return {k: F.pad(v, (0, extra), value=fill[k]) for k, v in inputs.items()}  # (B, T + extra)
