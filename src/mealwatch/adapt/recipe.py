@@ -44,7 +44,7 @@ class AdaptArguments:
 
     pieces: int = DEFAULT_PIECES  # size of the Hindi WordPiece vocabulary trained (new pieces are fewer)
     mlm_epochs: int = 0  # continued masked-LM pre-training on the texts; 0: none
-    distill_epochs: int = 4  # 0: no distillation
+    distill_epochs: int = 2  # 0: no distillation (2: the time budget; see docs/multilingual.md)
     learning_rate: float = 2e-4
     batch_size: int = 32
     seed: int = 0
