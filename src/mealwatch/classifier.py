@@ -84,14 +84,6 @@ class Classifier(nn.Module):
         nn.init.normal_(self.head.weight, std=0.02)  # BERT's initialisation (draws from torch's global RNG)
         nn.init.zeros_(self.head.bias)
 
-    @property
-    def labels(self) -> list[str]:
-        return list(self.config.labels)
-
-    @property
-    def multi_label(self) -> bool:
-        return self.config.multi_label
-
     def forward(
         self,
         input_ids: Tensor | None = None,
@@ -118,7 +110,7 @@ class Classifier(nn.Module):
 
     def probabilities(self, logits: Tensor) -> Tensor:
         """(B, L) logits -> (B, L) probabilities: sigmoid per label (multi-label) or softmax over labels."""
-        return torch.sigmoid(logits) if self.multi_label else torch.softmax(logits, dim=-1)
+        return torch.sigmoid(logits) if self.config.multi_label else torch.softmax(logits, dim=-1)
 
 
 def read_config(folder: Path) -> ClassifierConfig:
