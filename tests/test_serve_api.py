@@ -628,3 +628,11 @@ def test_page_csv_comes_from_the_server(client):
     body = client.post("/api/classify/csv?with_csv=true", files={"file": ("x.csv", data, "text/csv")}).json()
     rows = list(csv.DictReader(io.StringIO(body["csv"], newline="")))
     assert rows[0]["text"].startswith("'=cmd")  # never a formula in a spreadsheet
+
+
+def test_a_nul_character_is_refused_before_anything_is_saved(client):
+    before = client.get("/api/complaints").json()["total"]
+    for body in ({"text": "dal\x00 sour", "save": True}, {"text": "dal sour", "school": "UPS\x00", "save": True}):
+        r = client.post("/api/classify", json=body)
+        assert r.status_code == 422 and "NUL" in r.json()["error"]
+    assert client.get("/api/complaints").json()["total"] == before

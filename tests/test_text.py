@@ -87,3 +87,12 @@ def test_devanagari_share_counts_letters_and_marks():
     assert devanagari_share("abc") == 0.0
     assert devanagari_share("") == 0.0
     assert devanagari_share("ab खा") == pytest.approx(2 / 4)  # ख, ा against a, b
+
+
+def test_check_text_refuses_what_no_complaint_holds():
+    from mealwatch.text import check_text
+
+    assert check_text("दाल खट्टी थी") == "दाल खट्टी थी"
+    for bad, message in [("   ", "empty"), ("dal\x00", "NUL"), (5, "must be a string"), ("x" * 11, "limit is 10")]:
+        with pytest.raises(ValueError, match=message):
+            check_text(bad, max_chars=10)

@@ -107,6 +107,8 @@ def check_text(text: object, max_chars: int | None = None) -> str:
         raise ValueError(f"the text must be a string, not {type(text).__name__}")
     if not text.strip():
         raise ValueError("the text is empty (or only whitespace): expected the complaint's words")
+    if "\x00" in text:
+        raise ValueError("the text contains a NUL character (\\x00): remove it; no complaint needs one")
     if max_chars is not None and len(text) > max_chars:
         raise ValueError(
             f"the text is {len(text):,} characters long; the limit is {max_chars:,}: split it into shorter texts"

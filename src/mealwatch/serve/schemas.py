@@ -43,6 +43,8 @@ def check_school(school: str | None) -> str | None:
         return None
     if len(school) > MAX_SCHOOL_CHARS:
         raise ValueError(f"the school name is {len(school):,} characters long; the limit is {MAX_SCHOOL_CHARS}")
+    if "\x00" in school:
+        raise ValueError("the school name contains a NUL character (\\x00): remove it")
     return school.strip()
 
 
