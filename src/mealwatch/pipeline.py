@@ -147,10 +147,6 @@ class Pipeline:
             out.append(Prediction(text, labels, dict(zip(names, p)), level, cut, why))
         return out
 
-    def prediction_of(self, batch: TokenizedBatch, probabilities: Tensor, texts: Sequence[str]) -> list[Prediction]:
-        """Predictions for texts already tokenized by ``tokenize`` (their truncation and readability from ``batch``)."""
-        return self.predictions(texts, probabilities, batch.truncated, unreadable_shares(batch))
-
     @torch.inference_mode()
     def _read(self, texts: list[str], batch_size: int) -> tuple[Tensor, list[bool], list[float]]:
         """(N, L) probabilities; per text, whether it was cut and its unreadable share.

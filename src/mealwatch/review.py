@@ -69,10 +69,8 @@ def unreadable_share(tokens: Sequence[str], word_ids: Sequence[int | None], word
 def unreadable_shares(batch) -> list[float]:
     """``unreadable_share`` of every text of a ``tokenizer.TokenizedBatch``, with its tokenizer's unknown token
     and piece markers."""
-    unk = getattr(batch, "unk_token", "[UNK]")
-    prefix, word_prefix = getattr(batch, "continuation_prefix", "##"), getattr(batch, "word_prefix", "")
     return [
-        unreadable_share(t, w, words, unk, prefix, word_prefix)
+        unreadable_share(t, w, words, batch.unk_token, batch.continuation_prefix, batch.word_prefix)
         for t, w, words in zip(batch.tokens, batch.word_ids, batch.words)
     ]
 

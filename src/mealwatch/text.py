@@ -15,6 +15,7 @@ It is built as a ``tokenizers`` normaliser so that the tokenizer tracks characte
 
 from __future__ import annotations
 
+import bisect
 import functools
 import unicodedata
 
@@ -69,12 +70,12 @@ def grapheme_starts(text: str) -> list[int]:
 
 def snap_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Widen each (start, end) span to whole grapheme clusters, so no word starts or ends inside a letter."""
-    starts = grapheme_starts(text)
+    starts = grapheme_starts(text)  # sorted, ending with len(text)
     snapped = []
     for s, e in spans:
-        s2 = max((b for b in starts if b <= s), default=0)
-        e2 = min((b for b in starts if b >= e), default=len(text))
-        snapped.append((s2, e2))
+        before = bisect.bisect_right(starts, s) - 1  # the last boundary at or before s
+        after = bisect.bisect_left(starts, e)  # the first boundary at or after e
+        snapped.append((starts[before] if before >= 0 else 0, starts[after] if after < len(starts) else len(text)))
     return snapped
 
 
