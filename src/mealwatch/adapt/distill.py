@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from ..embeddings import embed_texts
 from ..tokenizer import Tokenizer
 from ..transformer.precision import cpu_has_bf16
 from ..transformer import Encoder, mean_pool
@@ -30,18 +31,6 @@ from .vocabulary import freeze_pretrained_rows
 class DistillationResult:
     losses: list[float]  # mean loss per epoch
     pairs: int
-
-
-def sentence_vectors(encoder: Encoder, tokenizer: Tokenizer, texts: Sequence[str], max_length: int = 128,
-                     batch_size: int = 64) -> torch.Tensor:  # fmt: skip
-    """(N, H) mean-pooled sentence vectors, without gradients."""
-    out = []
-    with torch.inference_mode():
-        for start in range(0, len(texts), batch_size):
-            b = tokenizer(list(texts[start : start + batch_size]), max_length=max_length)
-            hidden = encoder(**b.model_inputs()).last_hidden_state  # (B, T, H)
-            out.append(mean_pool(hidden, b.attention_mask))  # (B, H)
-    return torch.cat(out)  # (N, H)
 
 
 def distill(
@@ -66,7 +55,7 @@ def distill(
     teacher.eval()
     sources = sorted({s for s, _ in pairs})
     index = {s: i for i, s in enumerate(sources)}
-    targets = sentence_vectors(teacher, teacher_tokenizer, sources, max_length)  # (S, H)
+    targets = torch.from_numpy(embed_texts(teacher, teacher_tokenizer, sources, max_length=max_length))  # (S, H)
     # every pair trains the student on its target text, and each English source once on itself
     rows = [(t, index[s]) for s, t in pairs] + [(s, index[s]) for s in sources]
     generator = torch.Generator().manual_seed(seed)
