@@ -13,6 +13,7 @@ read as a mealwatch model by ``--backend onnxruntime``) and ``tokenizer.json``.
 from __future__ import annotations
 
 import json
+import logging
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,12 +61,16 @@ def write_onnx(pipeline: "Pipeline", path: Path) -> None:
         torch.export.Dim("sequence", min=1, max=pipeline.max_length),
     )
     shapes = {name: {0: batch, 1: sequence} for name in INPUTS}
+    quiet = logging.getLogger("torch.onnx")  # it logs each optional op library it skips (torchvision)
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         program = torch.onnx.export(
             model, tuple(inputs[name] for name in INPUTS), input_names=list(INPUTS), output_names=["logits"],
             dynamic_shapes=shapes, opset_version=OPSET, dynamo=True, external_data=False, verbose=False,
         )  # fmt: skip
+    quiet.setLevel(level)
     program.save(str(path))
 
 
