@@ -54,23 +54,25 @@ def example_batch(pipeline: "Pipeline") -> dict[str, Tensor]:
 
 def write_onnx(pipeline: "Pipeline", path: Path) -> None:
     """The classifier's graph at ``path`` (dynamic batch and sequence axes, padding mask kept)."""
-    model = LogitsOnly(pipeline.model).eval()
-    inputs = example_batch(pipeline)
-    batch, sequence = (
-        torch.export.Dim("batch", min=1, max=4096),
-        torch.export.Dim("sequence", min=1, max=pipeline.max_length),
-    )
+    write_graph(LogitsOnly(pipeline.model).eval(), example_batch(pipeline), path, pipeline.max_length, "logits")
+
+
+def write_graph(module: nn.Module, inputs: dict[str, Tensor], path: Path, max_length: int, output: str) -> None:
+    """``module(input_ids, attention_mask, token_type_ids)`` as an ONNX graph with dynamic batch and sequence."""
+    batch, sequence = torch.export.Dim("batch", min=1, max=4096), torch.export.Dim("sequence", min=1, max=max_length)
     shapes = {name: {0: batch, 1: sequence} for name in INPUTS}
     quiet = logging.getLogger("torch.onnx")  # it logs each optional op library it skips (torchvision)
     level = quiet.level
     quiet.setLevel(logging.ERROR)
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")
-        program = torch.onnx.export(
-            model, tuple(inputs[name] for name in INPUTS), input_names=list(INPUTS), output_names=["logits"],
-            dynamic_shapes=shapes, opset_version=OPSET, dynamo=True, external_data=False, verbose=False,
-        )  # fmt: skip
-    quiet.setLevel(level)
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            program = torch.onnx.export(
+                module, tuple(inputs[name] for name in INPUTS), input_names=list(INPUTS), output_names=[output],
+                dynamic_shapes=shapes, opset_version=OPSET, dynamo=True, external_data=False, verbose=False,
+            )  # fmt: skip
+    finally:
+        quiet.setLevel(level)
     program.save(str(path))
 
 
