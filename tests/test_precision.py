@@ -155,3 +155,24 @@ def test_a_saved_model_loads_in_each_precision(tokenizer, tiny_config, tmp_path,
         fast.prepare("fp32")
     with pytest.raises(ValueError, match="precision must be one of"):
         Pipeline.from_folder(tmp_path / "model", precision="fp16")
+
+
+@pytest.mark.parametrize("precision", ["bf16", pytest.param("int8", marks=needs_int8)])
+def test_explanations_run_in_each_precision(tokenizer, tiny_config, tmp_path, precision: str) -> None:
+    from mealwatch.explain.methods import attribute
+
+    tiny_pipeline(tokenizer, tiny_config).save(tmp_path / "model")
+    fp32 = Pipeline.from_folder(tmp_path / "model")
+    fast = Pipeline.from_folder(tmp_path / "model", precision=precision)
+    fast.model.requires_grad_(False)  # as the service freezes it: gradients flow to the inputs only
+    fp32.model.requires_grad_(False)
+    labels = [["illness", "spoiled_food"], ["foreign_object"]]
+    for method in ("grad", "ig"):
+        got = attribute(fast, TEXTS[:2], labels, method, 8)
+        expected = attribute(fp32, TEXTS[:2], labels, method, 8)
+        for g, e in zip(got, expected):
+            assert g.words == e.words
+            for label in e.scores:
+                a, b = torch.tensor(g.scores[label]), torch.tensor(e.scores[label])
+                assert a.shape == b.shape and torch.isfinite(a).all()
+                assert (a - b).abs().max() <= 0.25 * b.abs().max(), (method, label, a, b)  # the same picture

@@ -117,6 +117,8 @@ def _pack(weight: QuantizedWeight, bias: Tensor | None):
 class _Int8LinearFunction(torch.autograd.Function):
     """The packed int8 product, differentiable in x through the dequantized weight."""
 
+    generate_vmap_rule = True  # works under batched gradients (the service explains several labels at once)
+
     @staticmethod
     def forward(x: Tensor, packed, values: Tensor, scales: Tensor) -> Tensor:
         return torch.ops.quantized.linear_dynamic(x, packed, True)  # reduce_range: 7-bit activations
