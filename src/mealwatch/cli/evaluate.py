@@ -8,6 +8,8 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from mealwatch.cli import add_speed_arguments
+
     p = sub.add_parser(
         "evaluate",
         help="precision, recall and F1 of a trained model on a labelled file",
@@ -20,17 +22,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
     p.add_argument("--labels-column", default="labels", help="column/field holding the labels (default: labels)")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
+    add_speed_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from mealwatch.data import read_dataset
     from mealwatch.evaluation import evaluate_pipeline, format_report
+    from mealwatch.cli import speed_options
     from mealwatch.pipeline import Pipeline
     from mealwatch.runs import resolve_model
 
     folder = resolve_model(args.model)
-    pipeline = Pipeline.from_folder(folder)
+    pipeline = Pipeline.from_folder(folder, **speed_options(args))
     dataset = read_dataset(
         args.data, text_column=args.text_column, labels_column=args.labels_column,
         label_set=pipeline.labels, multi_label=pipeline.multi_label,

@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(default: $MEALWATCH_HOME/complaints.db)",
     )
     p.add_argument("--max-batch", type=int, default=32, help="most texts run through the model at once (default: 32)")
+    from mealwatch.cli import add_speed_arguments
+
+    add_speed_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -61,9 +64,11 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.runs import default_log_path
 
     args.db = args.db or str(default_log_path())
-    app = create_app(model_dir, args.db, max_batch=args.max_batch)
+    from mealwatch.cli import speed_options
+
+    app = create_app(model_dir, args.db, max_batch=args.max_batch, speed=speed_options(args))
     service = app.state.service
-    print(f"model: {model_dir} (version {service.predictor.version})")
+    print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")
     print(
         f"complaint log: {redact(args.db)} ({service.store.count()} complaints, "
         f"schema version {service.store.schema_version})"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -24,16 +25,18 @@ def create_app(
     *,
     max_batch: int = 32,
     predictor: Predictor | None = None,
+    speed: dict[str, Any] | None = None,
 ) -> FastAPI:
     """The service for the model in ``model_dir`` (None: the latest run) and the log at ``db_path`` (see ``open_log``).
 
-    ``predictor`` replaces loading a model (a test may share one between apps).
+    ``predictor`` replaces loading a model (a test may share one between apps); ``speed`` holds the keyword
+    arguments of ``Pipeline.from_folder`` (precision, compile, validation, log).
     """
     owned = predictor is None
     if predictor is None:
         from ..runs import resolve_model
 
-        predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch)
+        predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch, speed=speed)
     if db_path is None:
         from ..runs import default_log_path
 
