@@ -12,7 +12,8 @@ import importlib
 import sys
 
 #: sub-command modules, in the order ``--help`` lists them
-COMMANDS = ["embed", "adapt", "train", "evaluate", "predict", "compare", "attention", "explain", "serve"]
+COMMANDS = ["embed", "adapt", "train", "evaluate", "predict", "compare", "attention", "explain", "serve",
+            "export_training"]  # fmt: skip
 
 
 class UserError(Exception):

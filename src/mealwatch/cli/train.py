@@ -50,6 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--parallel", type=Path, help="a CSV of parallel renderings (english,labels,devanagari,romanised) "
                    "of training complaints, added to the training split and used to adapt the encoder "
                    "(default: the bundled parallel.csv when training on the bundled complaints)")  # fmt: skip
+    p.add_argument(
+        "--add",
+        metavar="DB_OR_FILE",
+        help="fold officers' corrections into the training split: a "
+        "complaint log (its corrected complaints) or a text,labels file from `mealwatch export-training`; "
+        "de-duplicated against the training data, a correction's labels win for an exact duplicate",
+    )
     p.add_argument("--max-length", type=int, help="tokens per text (default: 128)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -89,6 +96,15 @@ def run(args: argparse.Namespace) -> int:
         splits = load_training_data(args.data, args.validation, args.test, **read_kwargs)
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
+    if args.add is not None:
+        from mealwatch.corrections import fold_in, read_additions
+
+        train = splits["train"]
+        folded = fold_in(splits, read_additions(args.add, train.label_set, train.multi_label))
+        splits["train"] = folded.train
+        print(f"Corrections from {args.add}: {folded.summary()}.", flush=True)
+        for note in folded.notes:
+            print(f"  skipped: {note}", file=sys.stderr)
     from mealwatch.data import read_parallel
 
     parallel = read_parallel(args.parallel) if args.parallel else None  # None: the bundled renderings, if bundled

@@ -20,6 +20,7 @@ from ..textfile import NotUtf8Error, decode_utf8
 from ..csvfile import write_csv
 from ..records import (
     Record,
+    RecordError,
     check_channel,
     check_extra,
     check_incident,
@@ -163,16 +164,25 @@ def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezo
 
 
 def read_record(cells: dict[str, str], zone: tzinfo) -> Record:
-    """A row's record fields, each checked (``records``); RecordError names the first bad one."""
-    return Record(
-        school=clean_name(cells.get("school"), "the school name"),
-        udise=check_udise(cells.get("udise")),
-        district=clean_name(cells.get("district"), "district"),
-        block=clean_name(cells.get("block"), "block"),
-        incident_at=check_incident(cells.get("incident_date"), zone),
-        channel=check_channel(cells.get("channel")),
-        reporter_phone=check_phone(cells.get("reporter_phone")),
-    )
+    """A row's record fields, each checked (``records``); RecordError names every bad one."""
+    checks = {
+        "school": lambda v: clean_name(v, "the school name"),
+        "udise": check_udise,
+        "district": lambda v: clean_name(v, "district"),
+        "block": lambda v: clean_name(v, "block"),
+        "incident_at": lambda v: check_incident(v, zone),
+        "channel": check_channel,
+        "reporter_phone": check_phone,
+    }
+    values, problems = {}, []
+    for name, check in checks.items():
+        try:
+            values[name] = check(cells.get("incident_date" if name == "incident_at" else name))
+        except RecordError as e:
+            problems.append(str(e))
+    if problems:
+        raise RecordError("; ".join(problems))
+    return Record(**values)
 
 
 def log_row(complaint: dict[str, Any]) -> dict[str, Any]:
