@@ -1,8 +1,8 @@
 """Outbreak alert rules: what makes a complaint count, how complaints are grouped, and how many make an alert.
 
 A rule counts a complaint when it carries one of the rule's ``labels`` (as corrected, where an officer
-corrected them) or mentions one of its ``keywords`` (matched on ``mealwatch.text.normalize``d text, at the
-start of a word, so ``hospital`` also finds ``hospitalised``). It groups counted complaints by school or by
+corrected them) or mentions one of its ``keywords`` (whole words of ``mealwatch.text.normalize``d text, any
+case; so ``hospital`` does not find ``hospitality``, and each inflection a rule wants is listed). It groups counted complaints by school or by
 block and raises an alert when, within ``window_hours`` of incident time, a group holds ``min_complaints``
 of them from ``min_schools`` schools. Rules come from ``DEFAULT_RULES`` or a TOML/JSON file (``load_rules``).
 """
@@ -25,10 +25,12 @@ GROUPS = ("school", "block")
 
 #: a death or a hospital admission, in English, romanised Hindi and Devanagari
 DEATH_OR_HOSPITAL = (
-    "died", "death", "passed away", "hospital", "admitted", "icu",
-    "maut", "mar gaya", "mar gayi", "mar gai", "mar gaye", "aspatal", "aspataal", "bhartee", "bharti kar",
-    "bharti kiya", "bharti hu",
-    "मौत", "मृत्यु", "मर गया", "मर गयी", "मर गई", "मर गए", "अस्पताल", "भर्ती",
+    "died", "death", "deaths", "passed away", "hospital", "hospitals", "hospitalised", "hospitalized",
+    "hospitalisation", "hospitalization", "admitted", "icu",
+    "maut", "mar gaya", "mar gayi", "mar gai", "mar gaye", "aspatal", "aspataal", "hospital me", "bhartee",
+    "bharti kiya", "bharti kiye", "bharti karaya", "bharti karwaya", "bharti hua", "bharti hue", "bharti hai",
+    "bharti hain",
+    "मौत", "मृत्यु", "मर गया", "मर गयी", "मर गई", "मर गए", "अस्पताल", "अस्पतालों", "भर्ती",
 )  # fmt: skip
 
 
@@ -79,11 +81,12 @@ class Rule:
 
 
 def keyword_pattern(keyword: str) -> re.Pattern[str]:
-    """A keyword found at the start of a word of normalised text, its spaces matching any run of white space."""
+    """A keyword found as whole words of normalised text, its spaces matching any run of white space."""
     words = normalize(keyword).split()
     if not words:
         raise AlertRuleError("a keyword is empty")
-    return re.compile(r"(?<![\w\u0900-\u097f])" + r"\s+".join(re.escape(w) for w in words))
+    letter = r"[\w\u0900-\u097f]"  # a letter, digit or Devanagari sign (a vowel sign is no \w)
+    return re.compile(rf"(?<!{letter})" + r"\s+".join(re.escape(w) for w in words) + rf"(?!{letter})")
 
 
 DEFAULT_RULES: tuple[Rule, ...] = (
