@@ -2,9 +2,10 @@
 
 A rule counts a complaint when it carries one of the rule's ``labels`` (as corrected, where an officer
 corrected them) or mentions one of its ``keywords`` (whole words of ``mealwatch.text.normalize``d text, any
-case; so ``hospital`` does not find ``hospitality``, and each inflection a rule wants is listed). It groups counted complaints by school or by
-block and raises an alert when, within ``window_hours`` of incident time, a group holds ``min_complaints``
-of them from ``min_schools`` schools. Rules come from ``DEFAULT_RULES`` or a TOML/JSON file (``load_rules``).
+case: ``hospital`` does not find ``hospitality``, so a rule lists each inflection it wants). It groups
+counted complaints by school or by block and raises an alert when, within ``window_hours`` of incident time,
+a group holds ``min_complaints`` of them from ``min_schools`` schools. Rules come from ``DEFAULT_RULES`` or a
+TOML/JSON file (``load_rules``).
 """
 
 from __future__ import annotations
