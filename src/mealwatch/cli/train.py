@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument(
+        "--patience", type=int, help="stop after this many epochs without a better validation macro-F1 (default: 3)"
+    )
     p.add_argument("--batch-size", type=int, help="texts per step (default: 16)")
     p.add_argument("--lr", type=float, help="encoder learning rate (default: 2e-4)")
     p.add_argument("--pooling", choices=["mean", "cls"], default="mean",
@@ -83,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.training import TrainingArguments
 
     chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr,
-              "max_length": args.max_length, "threads": args.threads}  # fmt: skip
+              "max_length": args.max_length, "threads": args.threads, "patience": args.patience}  # fmt: skip
     training_args = TrainingArguments(
         seed=args.seed, pooling=args.pooling, encoder_path=None if args.encoder is None else str(args.encoder),
         **{k: v for k, v in chosen.items() if v is not None},
