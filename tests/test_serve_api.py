@@ -280,7 +280,10 @@ def test_csv_export_has_every_column_and_honours_filters(log_client, classifier)
     first = ["id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review"]
     assert list(rows[0])[:11] == [*first,
                                   "review_reasons", "school", "text", "model_version"]  # fmt: skip
-    assert list(rows[0])[11:] == [f"p_{label}" for label in classifier.labels]
+    record = ["corrected_labels", "corrected_by", "corrected_at", "udise", "district", "block", "incident_at",
+              "channel", "reporter_phone", "assignee", "notes", "extra"]  # fmt: skip
+    assert list(rows[0])[11:23] == record
+    assert list(rows[0])[23:] == [f"p_{label}" for label in classifier.labels]
     by_id = {int(row["id"]): row for row in rows}
     for c in saved:
         row = by_id[c["id"]]
@@ -311,7 +314,7 @@ def test_stats_count_by_hand(log_client):
 def test_health_and_labels(client):
     client.post("/api/classify", json={"text": TEXTS[0], "save": True})
     health = client.get("/api/health").json()
-    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == 3
+    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == 4
     labels = client.get("/api/labels").json()
     assert [x["label"] for x in labels] == list(LABELS)
     assert {x["label"]: x["urgency"] for x in labels}["illness"] == "high"
@@ -522,17 +525,21 @@ def test_serve_command_refuses_a_postgres_log_it_cannot_use_in_one_line(model_di
     from log_backends import PostgresBackend
 
     from mealwatch.cli import main
-    from mealwatch.log import redact
+    from mealwatch.log import SCHEMA_VERSION, redact
 
     newer = PostgresBackend(pg_cluster)
-    newer.migrate_to(3)
-    newer.set_version(4)
+    newer.migrate_to(SCHEMA_VERSION)
+    newer.set_version(SCHEMA_VERSION + 1)
     refused = f"postgresql://mealwatch:secret@127.0.0.1:{free_port()}/log"
     wrong_password = pg_cluster.url(pg_cluster.create_database(), password="secret")
     cases = [
         (refused, f"cannot open the complaint log {redact(refused)} (", "Connection refused"),
         (wrong_password, f"cannot open the complaint log {redact(wrong_password)} (", "password authentication failed"),
-        (newer.db, f"{redact(newer.db)}: the complaint log has schema version 4, newer than this mealwatch", "upgrade"),
+        (
+            newer.db,
+            f"{redact(newer.db)}: the complaint log has schema version {SCHEMA_VERSION + 1}, newer than this mealwatch",
+            "upgrade",
+        ),
     ]
     for url, start, reason in cases:
         assert main(["serve", "--model", str(model_dir), "--db", url, "--port", str(free_port())]) == 2
@@ -566,7 +573,7 @@ def test_two_serve_processes_share_one_postgres_log(model_dir, pg_cluster):
         for url, server in zip(urls, servers):
             while True:
                 try:
-                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == 3
+                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == 4
                     break
                 except httpx.HTTPError:
                     assert server.poll() is None, f"the server stopped: {server.communicate()[0]}"

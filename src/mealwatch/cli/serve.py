@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import socket
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +27,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(default: $MEALWATCH_HOME/complaints.db)",
     )
     p.add_argument("--max-batch", type=int, default=32, help="most texts run through the model at once (default: 32)")
+    p.add_argument(
+        "--timezone",
+        default="Asia/Kolkata",
+        help="the officers' time zone (an IANA name): the page "
+        "shows times in it, incident dates without an offset are read in it (default: Asia/Kolkata)",
+    )
+    p.add_argument(
+        "--alert-rules",
+        type=Path,
+        help="a TOML or JSON file of outbreak alert rules, replacing the defaults (see docs/serve.md)",
+    )
+    p.add_argument(
+        "--alert-url",
+        help="POST each raised or extended alert as JSON to this http(s) URL "
+        "(retried with back-off, never delaying a save)",
+    )
     from mealwatch.cli import add_speed_arguments
 
     add_speed_arguments(p)
@@ -52,6 +69,22 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")
     if args.max_batch < 1:
         raise UserError("--max-batch must be at least 1")
+    from mealwatch.alerts import AlertRuleError, check_url, load_rules
+
+    try:
+        rules = load_rules(args.alert_rules) if args.alert_rules is not None else None
+        if args.alert_url:
+            check_url(args.alert_url)
+    except (AlertRuleError, ValueError) as e:
+        raise UserError(f"--alert-rules/--alert-url: {e}") from None
+    try:
+        from zoneinfo import ZoneInfo
+
+        ZoneInfo(args.timezone)
+    except (ValueError, KeyError, OSError):
+        raise UserError(
+            f"--timezone {args.timezone!r}: unknown; give an IANA name such as Asia/Kolkata or UTC"
+        ) from None
     check_port_free(args.host, args.port)
 
     import uvicorn
@@ -66,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     args.db = args.db or str(default_log_path())
     from mealwatch.cli import speed_options
 
-    app = create_app(model_dir, args.db, max_batch=args.max_batch, speed=speed_options(args))
+    app = create_app(model_dir, args.db, max_batch=args.max_batch, speed=speed_options(args), timezone=args.timezone,
+                     alert_rules=rules, alert_url=args.alert_url)  # fmt: skip
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")
     print(
@@ -74,6 +108,11 @@ def run(args: argparse.Namespace) -> int:
         f"schema version {service.store.schema_version})"
     )
     shown = f"[{args.host}]" if ":" in args.host else args.host
+    rules_shown = ", ".join(r.name for r in service.alerts.rules)
+    print(
+        f"alert rules: {rules_shown}; times shown in {args.timezone}"
+        + (f"; webhook {args.alert_url}" if args.alert_url else "")
+    )
     print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

@@ -7,16 +7,19 @@ through the ``Predictor`` (one worker, batched) and the log through the ``Compla
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, UploadFile
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from ..explain.word_attention import check_layer_head
+from ..alerts import AlertEngine
 from ..labels import DEFINITIONS, urgency
+from ..records import CHANNELS, Record
 from . import csv_io
+from .record_fields import BY_HEADER, new_complaint, record_out, shown
 from .errors import ApiError
 from .predictor import Classified, Predictor
 from .schemas import (
@@ -29,12 +32,12 @@ from .schemas import (
     Complaint,
     ComplaintPage,
     CsvResult,
-    StatusChange,
+    ComplaintPatch,
     Status,
     Urgency,
     check_complaint_text,
 )
-from ..log import ComplaintLog, Filters, NewComplaint, TransitionError, day_range
+from ..log import ComplaintChange, ComplaintLog, Filters, TransitionError, day_range
 
 STATIC = Path(__file__).parent / "static"
 MAX_STATS_DAYS = 3660
@@ -44,6 +47,8 @@ MAX_STATS_DAYS = 3660
 class Service:
     predictor: Predictor
     store: ComplaintLog
+    alerts: AlertEngine | None = None  # None: no alert rules are checked
+    zone: tzinfo = timezone.utc  # the officers' time zone: the page shows it, incident dates are read in it
 
 
 def service(request: Request) -> Service:
@@ -52,13 +57,15 @@ def service(request: Request) -> Service:
 
 router = APIRouter()
 Svc = Annotated[Service, Depends(service)]
+FullPhone = Annotated[bool, Query(description="show the reporter's phone number in full (else ******3210)")]
+Channel = Literal[CHANNELS]
 
 
-def result(c: Classified, school: str | None, version: str, complaint_id: int | None = None) -> dict[str, Any]:
+def result(c: Classified, record: Record, version: str, complaint_id: int | None = None) -> dict[str, Any]:
     p = c.prediction
     return {
         "text": p.text,
-        "school": school,
+        **record_out(record),
         "labels": p.labels,
         "probabilities": p.probabilities,
         "urgency": p.urgency,
@@ -72,41 +79,33 @@ def result(c: Classified, school: str | None, version: str, complaint_id: int | 
 
 
 def classify_and_save(
-    svc: Service, pairs: list[tuple[str, str | None]], save: bool, explain: str, steps: int
+    svc: Service, complaints: list[tuple[str, Record]], save: bool, explain: str, steps: int
 ) -> list[dict]:
-    """Classify (text, school) pairs; with ``save``, add them all to the log in one transaction."""
-    classified = svc.predictor.classify([t for t, _ in pairs], explain, steps)
+    """Classify (text, record) pairs; with ``save``, add them all to the log in one transaction, then check the
+    alert rules for them."""
+    classified = svc.predictor.classify([t for t, _ in complaints], explain, steps)
     version = svc.predictor.version
-    ids: list[int | None] = [None] * len(pairs)
+    ids: list[int | None] = [None] * len(complaints)
     if save:
         ids = svc.store.add_many(
-            [
-                # a model of another label set has no urgency: the log ranks its complaints with the low ones
-                NewComplaint(
-                    c.prediction.text,
-                    c.prediction.labels,
-                    c.prediction.probabilities,
-                    c.prediction.urgency or "low",
-                    version,
-                    school,
-                    c.prediction.review_reasons,
-                )  # fmt: skip
-                for c, (_, school) in zip(classified, pairs)
-            ]
+            [new_complaint(svc.predictor, c.prediction, r) for c, (_, r) in zip(classified, complaints)]
         )
-    return [result(c, school, version, i) for c, (_, school), i in zip(classified, pairs, ids)]
+        if svc.alerts is not None:
+            svc.alerts.check(ids)
+    return [result(c, r, version, i) for c, (_, r), i in zip(classified, complaints, ids)]
 
 
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
 def classify(body: ClassifyRequest, svc: Svc) -> dict:
     """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
-    return classify_and_save(svc, [(body.text, body.school)], body.save, body.explain, body.steps)[0]
+    return classify_and_save(svc, [(body.text, body.record(svc.zone))], body.save, body.explain, body.steps)[0]
 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
 def classify_batch(body: BatchRequest, svc: Svc) -> dict:
     """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
-    results = classify_and_save(svc, body.pairs(), body.save, body.explain, body.steps)
+    complaints = [(text, fields.record(svc.zone)) for text, fields in body.complaints()]
+    results = classify_and_save(svc, complaints, body.save, body.explain, body.steps)
     return {"count": len(results), "results": results}
 
 
@@ -123,10 +122,10 @@ def classify_csv(
     """Classify every row of an uploaded CSV file; the whole file is refused when any row cannot be read."""
     name = file.filename or "the upload"
     try:
-        rows = csv_io.read_upload(file.file.read(csv_io.MAX_CSV_BYTES + 1), name)
+        rows = csv_io.read_upload(file.file.read(csv_io.MAX_CSV_BYTES + 1), name, svc.zone)
     except csv_io.CsvUploadError as e:
         raise ApiError(422, str(e)) from None
-    results = classify_and_save(svc, [(r.text, r.school) for r in rows], save, "none", 0)
+    results = classify_and_save(svc, [(r.text, r.record) for r in rows], save, "none", 0)
     for r, row in zip(results, rows):
         r["line"] = row.line
     text = (
@@ -196,7 +195,7 @@ def log_filters(
     svc: Svc,
     label: Annotated[str | None, Query(description="complaints carrying this label")] = None,
     urgency: Annotated[Urgency | None, Query()] = None,
-    school: Annotated[str | None, Query(description="exact school name")] = None,
+    school: Annotated[str | None, Query(description="part of the school's name, any case")] = None,
     status: Annotated[Status | None, Query()] = None,
     needs_review: Annotated[
         bool | None, Query(description="only complaints flagged (true) or not flagged (false) for review")
@@ -205,6 +204,14 @@ def log_filters(
     until: Annotated[
         str | None, Query(alias="to", description="up to and including this day, or before this time")
     ] = None,
+    district: Annotated[str | None, Query(description="the district, any case")] = None,
+    block: Annotated[str | None, Query(description="the block, any case")] = None,
+    channel: Annotated[Channel | None, Query()] = None,
+    udise: Annotated[str | None, Query(description="the school's UDISE code")] = None,
+    corrected: Annotated[
+        bool | None, Query(description="only complaints whose labels an officer corrected (true) or not (false)")
+    ] = None,
+    assignee: Annotated[str | None, Query(description="complaints assigned to this person, any case")] = None,
 ) -> Filters:
     label, school = (label or "").strip() or None, (school or "").strip() or None
     if label is not None:
@@ -214,8 +221,10 @@ def log_filters(
                 422, f"query parameter 'label': unknown label {label!r}; expected one of {', '.join(sorted(known))}"
             )
     filters = Filters(
-        label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True)
-    )
+        label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True),
+        *((v or "").strip() or None for v in (district, block, channel, udise)), corrected,
+        (assignee or "").strip() or None,
+    )  # fmt: skip
     if filters.since and filters.until and filters.since >= filters.until:
         raise ApiError(422, f"the date range is empty: 'from' ({since}) must come before 'to' ({until})")
     return filters
@@ -230,18 +239,25 @@ def list_complaints(
     filters: LogFilters,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
     offset: Annotated[int, Query(ge=0)] = 0,
+    order: Annotated[
+        Literal["queue", "review"],
+        Query(description="queue: needing review, then most urgent, then newest; review: then the least certain"),
+    ] = "queue",
+    full_phone: FullPhone = False,
 ) -> dict:
-    """Saved complaints: those needing review first, then most urgent, then newest; ``total`` counts every match."""
-    page = svc.store.list(filters, limit, offset)
-    return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}
+    """Saved complaints: those needing review first, then most urgent (or, ``order=review``, least certain), then
+    newest; ``total`` counts every match."""
+    page = svc.store.list(filters, limit, offset, order)
+    items = [shown(c, full_phone) for c in page.items]
+    return {"total": page.total, "limit": limit, "offset": offset, "items": items}
 
 
 @router.get(
     "/api/complaints.csv", tags=["log"], response_class=Response, responses={200: {"content": {"text/csv": {}}}}
 )
-def export_complaints(svc: Svc, filters: LogFilters) -> Response:
+def export_complaints(svc: Svc, filters: LogFilters, full_phone: FullPhone = False) -> Response:
     """Every complaint matching the filters as CSV (``csvfile``): all columns, one p_<label> column per label."""
-    rows = svc.store.list(filters, limit=None).items
+    rows = [csv_io.log_row(shown(c, full_phone)) for c in svc.store.list(filters, limit=None).items]
     text = csv_io.write_rows(csv_io.LOG_COLUMNS, csv_io.probability_columns(svc.predictor.labels, rows), rows)
     headers = {"Content-Disposition": 'attachment; filename="complaints.csv"'}
     return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
@@ -255,21 +271,45 @@ def _existing(svc: Service, complaint_id: int) -> dict:
 
 
 @router.get("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
-def get_complaint(complaint_id: int, svc: Svc) -> dict:
+def get_complaint(complaint_id: int, svc: Svc, full_phone: FullPhone = False) -> dict:
     """One complaint, with the history of its status changes."""
-    return _existing(svc, complaint_id)
+    return shown(_existing(svc, complaint_id), full_phone)
 
 
 @router.patch("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
-def change_status(complaint_id: int, body: StatusChange, svc: Svc) -> dict:
-    """Move a complaint along new -> in_progress -> resolved; a move that is not allowed is a 409."""
+def change_complaint(
+    complaint_id: int,
+    body: ComplaintPatch,
+    svc: Svc,
+    officer: Annotated[str | None, Header(alias=BY_HEADER, description="who makes the change")] = None,
+) -> dict:
+    """Move a complaint along new -> in_progress -> resolved (a move that is not allowed is a 409), correct its
+    labels (kept beside the predicted ones), assign it, or write notes; each change goes into its history."""
+    change = ComplaintChange(status=body.status, assignee=body.assignee, notes=body.notes)
+    if body.labels is not None:
+        change.labels = checked_labels(body.labels, svc.predictor.labels)
+        change.urgency = (urgency(change.labels) if svc.predictor.pipeline.has_urgency else None) or "low"
+    by = body.by or (officer or "").strip()[:200] or None
     try:
-        changed = svc.store.set_status(complaint_id, body.status)
+        changed = svc.store.update(complaint_id, change, by)
     except TransitionError as e:
         raise ApiError(409, str(e)) from None
     if changed is None:
         raise ApiError(404, f"no complaint with id {complaint_id}")
-    return changed
+    if body.labels is not None and svc.alerts is not None:
+        svc.alerts.check([complaint_id])  # a corrected label may complete an outbreak
+    return shown(changed, False)
+
+
+def checked_labels(labels: list[str], known: list[str]) -> list[str]:
+    """Corrected labels: known to the model, at least one, each once, in the model's order."""
+    cleaned = [label.strip() for label in labels]
+    unknown = [label for label in cleaned if label not in known]
+    if unknown:
+        raise ApiError(422, f"field 'labels': unknown label {unknown[0]!r}; expected some of {', '.join(known)}")
+    if not cleaned:
+        raise ApiError(422, "field 'labels' is empty: a correction needs at least one label")
+    return [label for label in known if label in cleaned]
 
 
 @router.get("/api/stats", tags=["log"])
