@@ -314,7 +314,7 @@ def test_stats_count_by_hand(log_client):
 def test_health_and_labels(client):
     client.post("/api/classify", json={"text": TEXTS[0], "save": True})
     health = client.get("/api/health").json()
-    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == 4
+    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == 7
     labels = client.get("/api/labels").json()
     assert [x["label"] for x in labels] == list(LABELS)
     assert {x["label"]: x["urgency"] for x in labels}["illness"] == "high"
@@ -573,7 +573,7 @@ def test_two_serve_processes_share_one_postgres_log(model_dir, pg_cluster):
         for url, server in zip(urls, servers):
             while True:
                 try:
-                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == 4
+                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == 7
                     break
                 except httpx.HTTPError:
                     assert server.poll() is None, f"the server stopped: {server.communicate()[0]}"

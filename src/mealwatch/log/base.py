@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from contextlib import AbstractContextManager
@@ -96,6 +97,11 @@ class ComplaintChange:
 class Page:
     total: int
     items: list[dict[str, Any]] = field(default_factory=list)
+    next_cursor: str | None = None  # pass as ``after`` for the page after this one; None: this is the last
+
+
+class CursorError(ValueError):
+    """A page cursor that this log did not give out for this order; the message says what to do."""
 
 
 # --- time ------------------------------------------------------------------------------------------
@@ -265,7 +271,13 @@ class ComplaintLog(ABC):
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 [(complaint_id, f, _change_text(f, a), _change_text(f, b), by, now) for f, a, b in changes],
             )
-            return _get(tx, complaint_id)
+            from .counts import add_counts, count_keys
+
+            new = _get(tx, complaint_id)
+            deltas = Counter(count_keys(new))
+            deltas.subtract(count_keys(old))
+            add_counts(tx, deltas)
+            return new
 
     def changes(self, complaint_id: int) -> list[dict[str, Any]] | None:
         """Every change of a complaint's status, labels, assignee and notes, oldest first: ``field, old, new, by,
@@ -289,17 +301,46 @@ class ComplaintLog(ABC):
     # --- many complaints -------------------------------------------------------------------------
 
     def list(
-        self, filters: Filters | None = None, limit: int | None = 50, offset: int = 0, order: str = "queue"
+        self,
+        filters: Filters | None = None,
+        limit: int | None = 50,
+        offset: int = 0,
+        order: str = "queue",
+        after: str | None = None,
     ) -> Page:
         """Complaints matching ``filters`` and their total, in ``order``: ``queue`` (needing review first, then
-        most urgent, then newest) or ``review`` (needing review first, then the least certain)."""
+        most urgent, then newest) or ``review`` (needing review first, then the least certain).
+
+        ``after`` (a previous page's ``next_cursor``) starts the page just after that page's last complaint, at
+        the cost of a short page, however deep; ``offset`` (not with ``after``) skips that many complaints,
+        at the cost of reading them. CursorError when ``after`` is not a cursor of this ``order``.
+        """
         if order not in ORDERS:
             raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
-        where, params = where_clause(filters or Filters())
+        filters = filters or Filters()
+        where, params = where_clause(filters)
+        from .cursor import decode_cursor
+
+        start = decode_cursor(after, order) if after is not None else None
+        if start is not None and offset:
+            raise CursorError("give either a cursor or an offset, not both")
+        from .counts import count_matches
+        from .cursor import encode_cursor, keyset_rows
+
         with self._read() as tx:
-            total = tx.one(f"SELECT count(*) AS n FROM complaints{where}", params)["n"]
-            rows = tx.all(f"SELECT {COLUMNS} FROM complaints{where}{ORDERS[order]}{page_clause(limit, offset)}", params)
-        return Page(total=int(total), items=[decode_row(r) for r in rows])
+            total = count_matches(tx, filters, where, params)
+            if start is None:
+                more = None if limit is None else limit + 1
+                rows = tx.all(f"SELECT {COLUMNS} FROM complaints{where}{ORDERS[order]}{page_clause(more, offset)}",
+                              params)  # fmt: skip
+            else:
+                rows = keyset_rows(tx, order, where, params, start, 50 if limit is None else limit + 1)
+        items = [decode_row(r) for r in rows]
+        following = None
+        if limit is not None and len(items) > limit:
+            items = items[:limit]
+            following = encode_cursor(order, items[-1])
+        return Page(total=int(total), items=items, next_cursor=following)
 
     def labels(self) -> set[str]:
         """Every label some saved complaint carries."""
@@ -313,9 +354,20 @@ class ComplaintLog(ABC):
 
     def daily_label_counts(self, filters: Filters | None = None) -> dict[str, dict[str, int]]:
         """day (UTC, YYYY-MM-DD) -> label -> number of complaints that day carrying the label."""
-        where, params = where_clause(filters or Filters())
+        from .counts import countable, counts_clause
+
+        filters = filters or Filters()
         with self._read() as tx:
-            rows = tx.all(DAILY_COUNTS.format(where=where), params)
+            if countable(filters) and filters.label is None:
+                kept, values = counts_clause(filters)
+                rows = tx.all(
+                    f"SELECT day, label, sum(n) AS n FROM complaint_counts WHERE label <> ''{kept}"
+                    " GROUP BY day, label HAVING sum(n) > 0 ORDER BY day, label",
+                    values,
+                )
+            else:
+                where, params = where_clause(filters)
+                rows = tx.all(DAILY_COUNTS.format(where=where), params)
         counts: dict[str, dict[str, int]] = {}
         for r in rows:
             counts.setdefault(r["day"], {})[r["label"]] = int(r["n"])
@@ -486,7 +538,9 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
     """`` WHERE ...`` (or "") and its parameters; ``mark`` is the driver's placeholder."""
     clauses, params = [], []
     if filters.label is not None:
-        clauses.append(f"id IN (SELECT complaint_id FROM complaint_labels WHERE label = {mark})")
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM complaint_labels l WHERE l.complaint_id = complaints.id AND l.label = {mark})"
+        )
         params.append(filters.label)
     for column in ("urgency", "status", "channel", "udise"):
         value = getattr(filters, column)
@@ -494,7 +548,8 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
             clauses.append(f"{column} = {mark}")
             params.append(value)
     if filters.school is not None:
-        clauses.append(f"school_key LIKE {mark} ESCAPE '\\'")
+        # a partial name is looked for among the schools (one row each), then their complaints by index
+        clauses.append(f"school_key IN (SELECT school_key FROM school_keys WHERE school_key LIKE {mark} ESCAPE '\\')")
         params.append(like_pattern(fold(filters.school)))
     for column in ("district", "block"):
         value = getattr(filters, column)

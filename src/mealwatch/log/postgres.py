@@ -24,6 +24,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
 from .base import ComplaintLog, NewComplaint, StoreError, Tx, insert_row, insert_sql, redact
+from .counts import count_new
 from .migrations import migrate_postgres
 
 #: most connections one log holds open at once (threads beyond wait for one)
@@ -119,6 +120,7 @@ class PostgresLog(ComplaintLog):
                 "INSERT INTO complaint_labels (complaint_id, label) VALUES (%s, %s)",
                 [(i, label) for i, c in zip(ids, complaints) for label in dict.fromkeys(c.labels)],
             )
+            count_new(PostgresTx(conn), complaints, now)
         return ids
 
     @contextmanager

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import ComplaintLog, NewComplaint, StoreError, Tx, insert_row, insert_sql
+from .counts import count_new
 from .migrations import migrate_sqlite
 
 
@@ -58,6 +59,7 @@ class SqliteLog(ComplaintLog):
                     "INSERT INTO complaint_labels (complaint_id, label) VALUES (?, ?)",
                     [(ids[-1], label) for label in dict.fromkeys(c.labels)],
                 )
+            count_new(tx, complaints, now)
         return ids
 
     @contextmanager

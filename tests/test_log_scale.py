@@ -1,0 +1,176 @@
+"""The log's query paths for millions of complaints (schema step 7): keyset paging, the counts kept as complaints
+arrive and change, school search through ``school_keys``; each checked against the plain query it replaces."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from datetime import datetime, timezone
+
+import pytest
+from log_backends import complaint
+from test_serve_api import log_client, model_dir, predictor  # noqa: F401 - the tiny model and its clients
+
+from mealwatch.log import ComplaintChange, CursorError, Filters, NewComplaint
+from mealwatch.log.base import COLUMNS, DAILY_COUNTS, ORDERS, decode_row, where_clause
+
+LABEL_SETS = [["illness"], ["spoiled_food", "illness"], ["other"], ["foreign_object"], ["poor_hygiene"]]
+URGENCY = {"illness": "high", "foreign_object": "high", "spoiled_food": "medium", "poor_hygiene": "medium"}
+
+
+def fill(store, n: int = 23) -> list[int]:
+    """``n`` complaints in a few transactions (shared timestamps), with schools, review flags and certainties."""
+    made = []
+    for i in range(n):
+        labels = LABEL_SETS[i % len(LABEL_SETS)]
+        level = next((URGENCY[x] for x in labels if x in URGENCY), "low")
+        c = NewComplaint(
+            f"complaint {i}", labels, {x: 0.9 for x in labels}, level, "m1",
+            school=["GPS Rampur", "UPS Sultan_pur", "Kanya MS रामपुर", None][i % 4], district="Gaya",
+            block=["Bikram", "Sadar"][i % 2], review_reasons=["uncertain"] if i % 5 == 0 else [],
+            certainty=None if i % 6 == 0 else (i * 7 % 10) / 10,
+        )  # fmt: skip
+        made.append(c)
+    ids = []
+    for chunk in (made[:5], made[5:6], made[6:15], made[15:]):
+        ids += store.add_many(chunk)
+    return ids
+
+
+def change_some(store, ids: list[int]) -> None:
+    store.set_status(ids[1], "in_progress")
+    store.set_status(ids[2], "in_progress")
+    store.set_status(ids[2], "resolved")
+    store.update(ids[3], ComplaintChange(labels=["illness", "other"], urgency="high"), "asha")
+    store.update(ids[10], ComplaintChange(labels=["other"], urgency="low"), "asha")
+    store.update(ids[10], ComplaintChange(labels=["poor_hygiene"], urgency="medium", status="in_progress"))
+
+
+def plain(store, filters: Filters, order: str = "queue") -> list[dict]:
+    """What the list held before step 7: one query, no counts, no cursor."""
+    where, params = where_clause(filters)
+    with store._read() as tx:
+        return [decode_row(r) for r in tx.all(f"SELECT {COLUMNS} FROM complaints{where}{ORDERS[order]}", params)]
+
+
+FILTERS = [
+    Filters(),
+    Filters(status="new"),
+    Filters(status="in_progress", urgency="medium"),
+    Filters(label="illness"),
+    Filters(label="other", corrected=True),
+    Filters(needs_review=True),
+    Filters(corrected=False, urgency="high"),
+    Filters(school="rampur"),
+    Filters(school="SULTAN_"),
+    Filters(school="रामपुर", label="illness"),
+    Filters(school="%"),
+    Filters(block="sadar", needs_review=False),
+    Filters(since=datetime(2000, 1, 1, tzinfo=timezone.utc), until=datetime(2100, 1, 1, tzinfo=timezone.utc)),
+    Filters(until=datetime(2000, 1, 1, tzinfo=timezone.utc)),
+]
+
+
+@pytest.mark.parametrize("order", ["queue", "review"])
+def test_cursor_pages_and_totals_match_the_plain_query(log_backend, order):
+    store = log_backend.open()
+    change_some(store, fill(store))
+    for filters in FILTERS:
+        expected = [c["id"] for c in plain(store, filters, order)]
+        assert store.list(filters, limit=None, order=order).total == len(expected), filters
+        seen, cursor = [], None
+        for _ in range(20):
+            page = store.list(filters, limit=4, order=order, after=cursor)
+            assert page.total == len(expected)
+            seen += [c["id"] for c in page.items]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert seen == expected, filters
+        by_offset = list(itertools.chain.from_iterable(
+            [c["id"] for c in store.list(filters, limit=4, offset=k, order=order).items]
+            for k in range(0, len(expected), 4)
+        ))  # fmt: skip
+        assert by_offset == expected
+
+
+def test_school_search_is_partial_any_case_and_literal(log_backend):
+    store = log_backend.open()
+    fill(store)
+    names = {c["school"] for c in store.list(Filters(school="rAmPuR"), limit=None).items}
+    assert names == {"GPS Rampur"}
+    assert {c["school"] for c in store.list(Filters(school="sultan_"), limit=None).items} == {"UPS Sultan_pur"}
+    assert store.list(Filters(school="sultanp")).total == 0  # "_" is a character, not a wildcard
+    assert store.list(Filters(school="%")).total == 0
+    assert {c["school"] for c in store.list(Filters(school="रामपुर"), limit=None).items} == {"Kanya MS रामपुर"}
+
+
+def test_counts_follow_saves_corrections_and_moves(log_backend):
+    store = log_backend.open()
+    ids = fill(store)
+    change_some(store, ids)
+    where, params = where_clause(Filters())
+    with store._read() as tx:
+        rows = tx.all(DAILY_COUNTS.format(where=where), params)
+    day = store.get(ids[0])["created_at"][:10]
+    expected = {day: {r["label"]: int(r["n"]) for r in rows}}
+    assert store.daily_label_counts() == expected
+    assert expected[day]["illness"] == len([c for c in plain(store, Filters(label="illness"))]) == 10
+    # illness: i % 5 in (0, 1), plus 3 (corrected to it), less 10 (corrected away); 1 moved on
+    assert store.list(Filters(label="illness", status="new")).total == 9
+    assert store.list(Filters(corrected=True)).total == 2
+    assert store.list(Filters(label="poor_hygiene", status="in_progress", corrected=True)).total == 1
+    since = datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
+    assert store.list(Filters(since=since)).total == 23 and store.daily_label_counts(Filters(since=since)) == expected
+
+
+def test_a_broken_or_foreign_cursor_is_refused(log_backend):
+    store = log_backend.open()
+    fill(store)
+    cursor = store.list(limit=3).next_cursor
+    assert cursor is not None and store.list(limit=3, after=cursor).items[0]["id"] != store.list(limit=3).items[0]["id"]
+    with pytest.raises(CursorError, match="order=queue, not order=review"):
+        store.list(limit=3, order="review", after=cursor)
+    with pytest.raises(CursorError, match="either a cursor or an offset"):
+        store.list(limit=3, offset=3, after=cursor)
+    for broken in ("", "abc", cursor[:-3], "W10", "WyJxdWV1ZSIsMCw5LCJ4IiwxXQ"):  # last: urgency rank 9
+        with pytest.raises(CursorError, match="start again from the first page"):
+            store.list(limit=3, after=broken)
+
+
+def test_the_api_pages_by_cursor(log_client):  # noqa: F811
+    client, _ = log_client
+    for i in range(7):
+        client.post("/api/classify", json={"text": f"the dal was watery, day {i}", "save": True})
+    first = client.get("/api/complaints", params={"limit": 3}).json()
+    assert first["total"] == 7 and len(first["items"]) == 3 and first["next_cursor"]
+    pages, cursor = [first["items"]], first["next_cursor"]
+    while cursor:
+        page = client.get("/api/complaints", params={"limit": 3, "cursor": cursor}).json()
+        pages.append(page["items"])
+        cursor = page["next_cursor"]
+    everything = client.get("/api/complaints", params={"limit": 10}).json()
+    assert [c["id"] for p in pages for c in p] == [c["id"] for c in everything["items"]]
+    assert everything["next_cursor"] is None and [len(p) for p in pages] == [3, 3, 1]
+    answer = client.get("/api/complaints", params={"cursor": "not-a-cursor"})
+    assert answer.status_code == 422 and "cursor" in json.dumps(answer.json())
+    answer = client.get("/api/complaints", params={"cursor": first["next_cursor"], "order": "review"})
+    assert answer.status_code == 422 and "order=queue" in answer.text
+
+
+def test_step_7_counts_a_log_written_before_it(log_backend):
+    assert log_backend.migrate_to(4) == 4  # a log of version 4, written through raw SQL
+    log_backend.execute(
+        "INSERT INTO complaints (text, school, labels, probabilities, urgency, urgency_rank, model_version, created_at,"
+        " status, status_changed_at, school_key, event_at) VALUES ('lizard', 'GPS Rampur', ?, '{}', 'high', 0, 'm',"
+        " '2024-05-01T10:00:00.000000Z', 'new', '2024-05-01T10:00:00.000000Z', 'gps rampur',"
+        " '2024-05-01T10:00:00.000000Z')",
+        ('["foreign_object"]',),
+    )
+    log_backend.execute("INSERT INTO complaint_labels (complaint_id, label) VALUES (1, 'foreign_object')")
+    store = log_backend.open()
+    assert store.list(Filters(label="foreign_object")).total == 1
+    assert store.daily_label_counts() == {"2024-05-01": {"foreign_object": 1}}
+    assert [c["text"] for c in store.list(Filters(school="rampur")).items] == ["lizard"]
+    assert store.add(complaint("more", ["foreign_object"], "high", school="GPS Rampur")) == 2
+    assert store.list(Filters(label="foreign_object")).total == 2
