@@ -80,7 +80,7 @@ def utc_now() -> str:
 def to_stored_time(moment: datetime) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.isoformat(timespec="microseconds") + "Z"  # strftime's %Y drops a year's leading zeros
 
 
 def day_range(since: date, until: date) -> list[str]:

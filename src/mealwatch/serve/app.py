@@ -20,6 +20,7 @@ from . import csv_io
 from .errors import ApiError
 from .predictor import Classified, Predictor
 from .schemas import (
+    MAX_OFFSET,
     MAX_PAGE,
     AttentionRequest,
     BatchRequest,
@@ -38,6 +39,10 @@ from ..log import ComplaintLog, Filters, NewComplaint, TransitionError, day_rang
 
 STATIC = Path(__file__).parent / "static"
 MAX_STATS_DAYS = 3660
+#: the moments a 'from'/'to' filter may name, in UTC (a 'to' day is read as the start of the next day), a day
+#: inside the calendar's ends so that the range arithmetic around them cannot overflow
+EARLIEST = datetime(1, 1, 2, tzinfo=timezone.utc)
+LATEST = datetime(9999, 12, 31, tzinfo=timezone.utc)
 
 
 @dataclass
@@ -116,7 +121,7 @@ def classify_batch(body: BatchRequest, svc: Svc) -> dict:
 def classify_csv(
     svc: Svc,
     file: Annotated[UploadFile, File(description="CSV, UTF-8, with a 'text' column and optionally 'school'")],
-    save: Annotated[bool, Form(description="add every complaint to the log")] = False,
+    save: Annotated[Literal["true", "false"], Form(description="add every complaint to the log: true or false")] = "false",
     format: Annotated[Literal["json", "csv"], Query(description="answer as JSON or as a CSV download")] = "json",
     with_csv: Annotated[bool, Query(description="JSON answer only: add the CSV download's text as 'csv'")] = False,
 ) -> Any:
@@ -126,7 +131,7 @@ def classify_csv(
         rows = csv_io.read_upload(file.file.read(csv_io.MAX_CSV_BYTES + 1), name)
     except csv_io.CsvUploadError as e:
         raise ApiError(422, str(e)) from None
-    results = classify_and_save(svc, [(r.text, r.school) for r in rows], save, "none", 0)
+    results = classify_and_save(svc, [(r.text, r.school) for r in rows], save == "true", "none", 0)
     for r, row in zip(results, rows):
         r["line"] = row.line
     text = (
@@ -183,13 +188,23 @@ def _moment(value: str | None, name: str, end: bool) -> datetime | None:
     try:
         if len(value) == 10:
             day = date.fromisoformat(value)
-            return datetime.combine(day + timedelta(days=1 if end else 0), datetime.min.time(), timezone.utc)
-        moment = datetime.fromisoformat(value)
+            moment = datetime.combine(day + timedelta(days=1 if end else 0), datetime.min.time(), timezone.utc)
+        else:
+            moment = datetime.fromisoformat(value)
+            moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
     except ValueError:
         raise ApiError(
             422, f"query parameter '{name}' must be a date (YYYY-MM-DD) or an ISO time, not {value!r}"
         ) from None
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    except OverflowError:  # the day after 9999-12-31, or a time before 0001-01-01 once in UTC
+        moment = None
+    if moment is None or not EARLIEST <= moment <= LATEST:
+        raise ApiError(
+            422,
+            f"query parameter '{name}': {value!r} falls outside the dates this service handles "
+            f"({EARLIEST.date()} to {LATEST.date() - timedelta(days=1)}, UTC): choose a date within them or leave '{name}' out",
+        )
+    return moment
 
 
 def log_filters(
@@ -229,7 +244,7 @@ def list_complaints(
     svc: Svc,
     filters: LogFilters,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict:
     """Saved complaints: those needing review first, then most urgent, then newest; ``total`` counts every match."""
     page = svc.store.list(filters, limit, offset)

@@ -76,6 +76,17 @@ def describe(error: dict) -> str:
     return f"{where}: {msg}"
 
 
+def unreadable_body(request: Request, reason: str) -> str:
+    """What to say when a body cannot be parsed at all (not UTF-8 JSON, a broken multipart form)."""
+    sent = request.headers.get("content-type", "").split(";")[0].strip() or "no Content-Type"
+    if sent.startswith("multipart/"):
+        expected = "a multipart/form-data upload with its boundary, a 'file' part and a 'save' field"
+    else:
+        expected = 'a JSON object in UTF-8 with Content-Type: application/json, such as {"text": "..."}'
+    detail = "" if reason == "There was an error parsing the body" else f" ({reason.rstrip('.')})"
+    return f"the request body ({sent}) could not be read{detail}: send {expected}"
+
+
 def install(app: FastAPI) -> None:
     """Register the JSON error handlers on ``app``."""
 
@@ -98,6 +109,8 @@ def install(app: FastAPI) -> None:
             message = f"no such page: {request.url.path} (the API is listed at /docs)"
         if exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path} (see /docs)"
+        if exc.status_code == 400:  # the framework could not read the body at all: a bad body is a 422 here
+            return error_response(422, unreadable_body(request, message))
         return error_response(exc.status_code, message)
 
     @app.exception_handler(Exception)

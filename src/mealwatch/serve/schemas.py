@@ -24,6 +24,8 @@ MAX_CSV_BYTES = 2_000_000
 MAX_CSV_ROWS = 2000
 #: the most complaints one page of the log returns
 MAX_PAGE = 500
+#: the largest offset into the log (a 64-bit integer, as the databases count)
+MAX_OFFSET = 2**63 - 1
 #: integrated gradients: the most interpolation steps one request may ask for
 MAX_IG_STEPS = 300
 
@@ -45,6 +47,8 @@ def check_school(school: str | None) -> str | None:
         raise ValueError(f"the school name is {len(school):,} characters long; the limit is {MAX_SCHOOL_CHARS}")
     if "\x00" in school:
         raise ValueError("the school name contains a NUL character (\\x00): remove it")
+    if any("\ud800" <= c <= "\udfff" for c in school):
+        raise ValueError("the school name holds a lone surrogate, which is not a character: send it as valid UTF-8")
     return school.strip()
 
 

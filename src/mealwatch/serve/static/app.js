@@ -30,6 +30,12 @@ function showError(node, error) {
   node.textContent = error ? String(error.message || error) : "";
 }
 
+// bidirectional embedding, override and isolate controls (U+202A-202E, U+2066-2069) could flip how a text
+// reads on screen ("\u202Etxt.exe" shows as "exe.txt"): they are left out of what is shown (the log keeps the
+// text whole), and each shown text is its own direction-isolated paragraph (dir="auto")
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+function visible(text) { return String(text).replace(BIDI_CONTROLS, ""); }
+
 function pretty(label) { return label.replace(/_/g, " "); }
 function when(iso) { return iso.slice(0, 16).replace("T", " ") + " UTC"; }
 
@@ -52,9 +58,9 @@ function renderWords(result, label) {
   const target = $("#words");
   target.replaceChildren();
   const imp = result.importance;
-  if (!imp || !imp.scores[label]) { target.textContent = result.text; return; }
+  if (!imp || !imp.scores[label]) { target.textContent = visible(result.text); return; }
   if ((imp.no_clear_signal || []).includes(label)) {
-    target.textContent = result.text;
+    target.textContent = visible(result.text);
     $("#method").textContent = "no clear signal: no word moved this label measurably";
     return;
   }
@@ -62,7 +68,7 @@ function renderWords(result, label) {
   const top = Math.max(1e-9, ...scores.map(Math.abs));
   // offsets count Unicode code points (Python's str), not UTF-16 units: slice an array of code points
   const chars = Array.from(result.text);
-  const piece = (a, b) => chars.slice(a, b).join("");
+  const piece = (a, b) => visible(chars.slice(a, b).join(""));
   let at = 0;
   imp.words.forEach((w, i) => {
     if (w.start > at) target.append(piece(at, w.start));
@@ -129,7 +135,8 @@ $("#upload-form").addEventListener("submit", async (event) => {
     const body = $("#csv-table tbody");
     body.replaceChildren(...answer.results.map((r) => el("tr", {},
       el("td", { text: r.line }), el("td", {}, el("span", { class: `badge ${r.urgency}`, text: r.urgency })),
-      el("td", { text: r.labels.map(pretty).join(", ") }), el("td", { text: r.school || "" }), el("td", { text: r.text }))));
+      el("td", { text: r.labels.map(pretty).join(", ") }), el("td", { dir: "auto", text: visible(r.school || "") }),
+      el("td", { dir: "auto", text: visible(r.text) }))));
     $("#csv-count").textContent = `${answer.count} complaints classified${$("#csv-save").checked ? " and saved" : ""}`;
     const link = $("#csv-download");
     if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
@@ -161,11 +168,11 @@ function logItem(c) {
     b.addEventListener("click", () => changeStatus(c.id, to));
     return b;
   });
-  const meta = `#${c.id} · ${c.school || "no school given"} · ${when(c.created_at)}`;
+  const meta = `#${c.id} · ${c.school ? visible(c.school) : "no school given"} · ${when(c.created_at)}`;
   return el("li", { "data-id": c.id },
     el("div", { class: "urg" }, el("span", { class: `badge ${c.urgency}`, text: c.urgency }),
       ...(c.needs_review ? [el("span", { class: "badge review", text: "needs review", title: c.review_reasons.join("; ") })] : [])),
-    el("div", {}, el("p", { class: "text", text: c.text }), el("div", { class: "meta", text: meta }),
+    el("div", {}, el("p", { class: "text", dir: "auto", text: visible(c.text) }), el("div", { class: "meta", dir: "auto", text: meta }),
       el("div", { class: "chips" }, ...c.labels.map((l) => el("span", { class: "chip", text: pretty(l) })))),
     el("div", { class: "status" }, el("span", { class: `state ${c.status}`, text: pretty(c.status) }), ...actions));
 }
