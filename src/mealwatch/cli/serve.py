@@ -70,5 +70,8 @@ def run(args: argparse.Namespace) -> int:
     )
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    finally:  # the model's thread is stopped before the interpreter exits, however uvicorn ended
+        service.predictor.close()
     return 0

@@ -30,15 +30,20 @@ def create_app(
     ``predictor`` replaces loading a model (a test may share one between apps).
     """
     owned = predictor is None
-    if predictor is None:
-        from ..runs import resolve_model
-
-        predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch)
     if db_path is None:
         from ..runs import default_log_path
 
         db_path = default_log_path()
+    # the log first: a log that cannot be used stops the start before a model thread is running
     store = open_log(db_path)
+    if predictor is None:
+        from ..runs import resolve_model
+
+        try:
+            predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch)
+        except BaseException:
+            store.close()
+            raise
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
