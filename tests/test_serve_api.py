@@ -27,6 +27,11 @@ TEXTS = [
 ]
 
 
+def local_client(app, **kwargs) -> TestClient:
+    """A TestClient addressed to 127.0.0.1 (the service answers to its loopback names only)."""
+    return TestClient(app, base_url="http://127.0.0.1", **kwargs)
+
+
 def tiny_classifier(seed: int) -> Pipeline:
     torch.manual_seed(seed)
     tokenizer = Tokenizer.from_pretrained()
@@ -63,13 +68,13 @@ def predictor(model_dir):
 
 @pytest.fixture
 def client(predictor, tmp_path):
-    return TestClient(create_app(db_path=tmp_path / "log.db", predictor=predictor))
+    return local_client(create_app(db_path=tmp_path / "log.db", predictor=predictor))
 
 
 @pytest.fixture
 def log_client(predictor, log_backend):
     """A client whose log is a fresh SQLite file or PostgreSQL database (see conftest.py); yields (client, db)."""
-    with TestClient(create_app(db_path=log_backend.db, predictor=predictor)) as client:
+    with local_client(create_app(db_path=log_backend.db, predictor=predictor)) as client:
         yield client, log_backend.db
 
 
@@ -429,7 +434,7 @@ def test_bad_queries_and_paths(client):
 
 def test_unexpected_error_is_a_generic_500(predictor, tmp_path, monkeypatch, caplog):
     app = create_app(db_path=tmp_path / "log.db", predictor=predictor)
-    client = TestClient(app, raise_server_exceptions=False)
+    client = local_client(app, raise_server_exceptions=False)
 
     def broken(*args, **kwargs):
         raise RuntimeError("secret internal detail")
@@ -450,7 +455,7 @@ def test_unexpected_error_is_a_generic_500(predictor, tmp_path, monkeypatch, cap
 
 def test_concurrent_saves_lose_nothing_and_a_restart_keeps_them(predictor, tmp_path):
     db = tmp_path / "log.db"
-    client = TestClient(create_app(db_path=db, predictor=predictor))
+    client = local_client(create_app(db_path=db, predictor=predictor))
     failures = []
 
     def save(worker: int) -> None:
@@ -465,7 +470,7 @@ def test_concurrent_saves_lose_nothing_and_a_restart_keeps_them(predictor, tmp_p
     for t in threads:
         t.join()
     assert not failures
-    restarted = TestClient(create_app(db_path=db, predictor=predictor))
+    restarted = local_client(create_app(db_path=db, predictor=predictor))
     page = restarted.get("/api/complaints", params={"limit": 500}).json()
     assert page["total"] == 200
     assert {c["text"] for c in page["items"]} == {f"complaint {n} from worker {w}" for w in range(8) for n in range(25)}
@@ -473,14 +478,14 @@ def test_concurrent_saves_lose_nothing_and_a_restart_keeps_them(predictor, tmp_p
 
 def test_a_new_model_never_rewrites_old_predictions(model_dir, tmp_path):
     db = tmp_path / "log.db"
-    with TestClient(create_app(model_dir, db)) as a:
+    with local_client(create_app(model_dir, db)) as a:
         old = a.post("/api/classify", json={"text": TEXTS[0], "save": True}).json()
     other = tiny_classifier(1)
     with torch.no_grad():
         other.model.head.bias.fill_(-10.0)
         other.model.head.bias[LABELS.index("other")] = 10.0  # model B calls everything "other"
     other.save(tmp_path / "run-b")
-    with TestClient(create_app(tmp_path / "run-b", db)) as b:
+    with local_client(create_app(tmp_path / "run-b", db)) as b:
         new = b.post("/api/classify", json={"text": TEXTS[0], "save": True}).json()
         assert new["labels"] == ["other"] and old["labels"] != ["other"]
         assert new["model_version"] != old["model_version"] and new["model_version"].startswith("run-b-")

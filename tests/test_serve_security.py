@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
-from test_serve_api import classifier, client, log_client, model_dir, post_csv, predictor  # noqa: F401 - fixtures
+from test_serve_api import classifier, client, local_client, log_client, model_dir, post_csv, predictor  # noqa: F401
 
 from mealwatch.serve import create_app
 
@@ -284,7 +283,7 @@ def test_a_read_only_log_is_refused_by_create_app(predictor, tmp_path):  # noqa:
     open_and_close(db)
     with read_only(db), pytest.raises(StoreError, match="is read-only for this user"):
         create_app(db_path=db, predictor=predictor)
-    with TestClient(create_app(db_path=db, predictor=predictor)) as ok:  # writable again: it serves
+    with local_client(create_app(db_path=db, predictor=predictor)) as ok:  # writable again: it serves
         assert ok.post("/api/classify", json={"text": "no meal", "save": True}).json()["id"] == 1
 
 
@@ -318,3 +317,122 @@ def test_embed_never_suggests_loading_a_pickle(tmp_path):
         "convert the checkpoint to model.safetensors where it was made"
     )
     assert "weights_only" not in done.stderr
+
+
+# --- serving safely by default ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8000", "localhost:8000", "[::1]:8000", "LOCALHOST"])
+def test_loopback_host_names_are_served(client, host):
+    r = client.get("/api/health", headers={"host": host})
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "", "10.0.0.5"])
+def test_a_foreign_host_header_is_400(client, host):
+    r = client.post("/api/classify", json={"text": "no meal", "save": True}, headers={"host": host})
+    assert r.status_code == 400
+    assert r.json()["error"] == (
+        f"this service does not answer to the host name {host!r}: open it at one of 127.0.0.1, ::1, localhost"
+    )
+    assert stored(client) == 0
+
+
+def test_trusted_hosts_are_served(predictor, tmp_path):  # noqa: F811
+    app = create_app(db_path=tmp_path / "log.db", predictor=predictor, trusted_hosts=["triage.district.example"])
+    c = local_client(app)
+    assert c.get("/api/health", headers={"host": "triage.district.example:8443"}).status_code == 200
+    assert c.get("/api/health", headers={"host": "other.example"}).status_code == 400
+
+
+def test_security_headers_on_every_answer(client):
+    for r in (client.get("/"), client.get("/api/health"), client.get("/api/nothing"), client.get("/static/app.js"),
+              client.post("/api/classify", json={"text": ""}), client.get("/docs")):  # fmt: skip
+        csp = r.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["referrer-policy"] == "no-referrer"
+        assert r.headers["x-frame-options"] == "DENY"
+    assert client.get("/api/health").headers["cache-control"] == "no-store"
+
+
+def test_the_attention_page_runs_only_its_own_nonced_script(client):
+    r = client.get("/attention", params={"text": "The dal was cold"})
+    csp = r.headers["content-security-policy"]
+    nonce = csp.split("'nonce-")[1].split("'")[0]
+    assert len(nonce) >= 16 and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
+    assert r.text.count(f'nonce="{nonce}"') == 2  # the script and the style
+    assert r.text.count("<script") == 2  # the nonced script and the JSON data block (never run)
+    other = client.get("/attention", params={"text": "The dal was cold"}).headers["content-security-policy"]
+    assert other != csp  # a fresh nonce per page
+
+
+def test_the_api_docs_load_nothing_from_another_site(client):
+    page = client.get("/docs")
+    assert page.status_code == 200 and '<script src="/static/docs.js"></script>' in page.text
+    for text in (page.text, client.get("/static/docs.js").text):
+        assert "http://" not in text and "https://" not in text and "cdn" not in text.lower()
+    spec = client.get("/openapi.json").json()
+    assert "/api/classify" in spec["paths"] and client.get("/redoc").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"origin": "http://evil.example"},
+        {"origin": "null"},
+        {"sec-fetch-site": "cross-site"},
+        {"sec-fetch-site": "same-site", "origin": "http://127.0.0.1"},
+        {"origin": "http://127.0.0.1:9999"},
+    ],
+)
+def test_cross_site_writes_are_refused_and_save_nothing(client, headers):
+    upload = {"file": ("a.csv", b"text\nno meal today\n", "text/csv")}
+    answers = [
+        client.post("/api/classify", json={"text": "no meal", "save": True}, headers=headers),
+        client.post("/api/classify/batch", json={"texts": ["no meal"], "save": True}, headers=headers),
+        client.post("/api/classify/csv", files=upload, data={"save": "true"}, headers=headers),
+    ]
+    saved = client.post("/api/classify", json={"text": "a saved one", "save": True}).json()["id"]
+    answers.append(client.patch(f"/api/complaints/{saved}", json={"status": "in_progress"}, headers=headers))
+    for r in answers:
+        assert r.status_code == 403 and "may not change anything here" in r.json()["error"], r.text
+    assert stored(client) == 1 and client.get(f"/api/complaints/{saved}").json()["status"] == "new"
+
+
+@pytest.mark.parametrize(
+    "headers", [{}, {"origin": "http://127.0.0.1"}, {"sec-fetch-site": "same-origin"}, {"sec-fetch-site": "none"}]
+)
+def test_same_origin_and_non_browser_writes_are_served(client, headers):
+    r = client.post("/api/classify", json={"text": "no meal", "save": True}, headers=headers)
+    assert r.status_code == 200 and r.json()["id"] == 1
+
+
+def test_reads_from_another_site_are_not_refused_but_carry_no_cors_grant(client):
+    r = client.get("/api/complaints", headers={"origin": "http://evil.example", "sec-fetch-site": "cross-site"})
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--host", "0.0.0.0"], "--host 0.0.0.0 would let other machines reach the service, which has no accounts"),
+        (["--host", "192.168.1.10", "--allow-remote", " "], "say why with --allow-remote REASON"),
+        (["--host", "0.0.0.0", "--allow-remote", "VPN only"], "name the host names or addresses clients will use"),
+    ],
+)
+def test_serve_refuses_a_remote_host_unless_told_why(argv, message, capsys):
+    from mealwatch.cli import main
+
+    assert main(["serve", *argv]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("mealwatch serve: error: ") and message in line
+
+
+def test_check_remote_trusts_the_named_hosts():
+    from mealwatch.cli.serve import check_remote
+
+    assert check_remote("127.0.0.1", None, []) == []
+    assert check_remote("::1", None, ["me.example"]) == ["me.example"]
+    assert check_remote("192.168.1.10", "VPN only", []) == ["192.168.1.10"]
+    assert check_remote("0.0.0.0", "VPN only", ["triage.example"]) == ["triage.example"]

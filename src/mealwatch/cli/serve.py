@@ -16,7 +16,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)"
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1, this machine only; another address needs --allow-remote)",
+    )
+    p.add_argument(
+        "--allow-remote",
+        metavar="REASON",
+        help="listen on an address other machines can reach although there are no accounts: anyone who reaches "
+        "the port can read and change the log; say why (e.g. 'behind the district VPN's login proxy')",
+    )
+    p.add_argument(
+        "--trusted-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name or address clients use to reach the service (repeatable); requests naming any other "
+        "host are refused (loopback names and a specific --host are always trusted)",
+    )
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     p.add_argument(
         "--db",
@@ -42,6 +60,29 @@ def check_port_free(host: str, port: int) -> None:
         raise UserError(f"cannot listen on {host}:{port} ({e.strerror or e}): pass another --port or --host") from None
 
 
+def check_remote(host: str, reason: str | None, trusted_hosts: list[str]) -> list[str]:
+    """The host names to trust besides loopback; UserError for a non-loopback --host without --allow-remote."""
+    from mealwatch.cli import UserError
+    from mealwatch.serve.security import is_loopback
+
+    names = [h.strip() for h in trusted_hosts if h.strip()]
+    if is_loopback(host):
+        return names
+    if reason is None or not reason.strip():
+        raise UserError(
+            f"--host {host} would let other machines reach the service, which has no accounts: anyone could read "
+            "and change the complaint log; keep the default 127.0.0.1, or say why with --allow-remote REASON"
+        )
+    if host not in ("0.0.0.0", "::", ""):
+        names.append(host)
+    if not names:
+        raise UserError(
+            f"--host {host} listens on every address: name the host names or addresses clients will use to reach "
+            "it with --trusted-host NAME (requests naming any other host are refused)"
+        )
+    return names
+
+
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
@@ -49,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")
     if args.max_batch < 1:
         raise UserError("--max-batch must be at least 1")
+    trusted = check_remote(args.host, args.allow_remote, args.trusted_host)
     check_port_free(args.host, args.port)
 
     import uvicorn
@@ -61,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.runs import default_log_path
 
     args.db = args.db or str(default_log_path())
-    app = create_app(model_dir, args.db, max_batch=args.max_batch)
+    app = create_app(model_dir, args.db, max_batch=args.max_batch, trusted_hosts=trusted)
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version})")
     print(
@@ -69,6 +111,11 @@ def run(args: argparse.Namespace) -> int:
         f"schema version {service.store.schema_version})"
     )
     shown = f"[{args.host}]" if ":" in args.host else args.host
+    if args.allow_remote:
+        print(
+            f"WARNING: listening on {args.host} without accounts ({args.allow_remote}); anyone who reaches "
+            f"port {args.port} can read and change the complaint log; answering to: {', '.join(trusted)}"
+        )
     print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -7,6 +7,7 @@ docs/serve.md for the endpoints and their limits.
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -15,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from .app import STATIC, Service, router
 from .errors import install as install_error_handlers
 from .predictor import Predictor
+from .security import LOOPBACK_HOSTS, SecurityMiddleware
 from ..log import ComplaintLog, StoreError, open_log
 
 
@@ -24,10 +26,12 @@ def create_app(
     *,
     max_batch: int = 32,
     predictor: Predictor | None = None,
+    trusted_hosts: Sequence[str] = (),
 ) -> FastAPI:
     """The service for the model in ``model_dir`` (None: the latest run) and the log at ``db_path`` (see ``open_log``).
 
-    ``predictor`` replaces loading a model (a test may share one between apps).
+    ``predictor`` replaces loading a model (a test may share one between apps). The service answers requests
+    addressed to this machine's loopback names and to ``trusted_hosts`` (see ``security``).
     """
     owned = predictor is None
     if db_path is None:
@@ -57,8 +61,11 @@ def create_app(
         description="Classify mid-day meal complaints, explain the prediction, and keep a log to work through.",
         version=predictor.version,
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's pages load their scripts from a CDN: /docs is the service's own page instead
+        redoc_url=None,
     )
     app.state.service = Service(predictor, store)
+    app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])
     install_error_handlers(app)
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

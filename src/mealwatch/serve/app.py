@@ -19,6 +19,7 @@ from ..labels import DEFINITIONS, urgency
 from . import csv_io
 from .errors import ApiError
 from .predictor import Classified, Predictor
+from .security import new_nonce, page_csp
 from .schemas import (
     MAX_OFFSET,
     MAX_PAGE,
@@ -352,4 +353,12 @@ def attention_page(
         raise ApiError(422, f"query parameter 'text': {e}") from None
     wa = svc.predictor.attention(text)
     explanation = svc.predictor.explanation(text) if explain else None
-    return HTMLResponse(render_page(wa, explanation, model=svc.predictor.version))
+    nonce = new_nonce()
+    page = render_page(wa, explanation, model=svc.predictor.version, nonce=nonce)
+    return HTMLResponse(page, headers={"Content-Security-Policy": page_csp(nonce)})
+
+
+@router.get("/docs", include_in_schema=False)
+def docs_page() -> FileResponse:
+    """The API's endpoints, read from /openapi.json by the service's own script (nothing from another site)."""
+    return FileResponse(STATIC / "docs.html", media_type="text/html")
