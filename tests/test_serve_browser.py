@@ -243,8 +243,8 @@ data.items.add(new File(["text\\nplanted by another site\\n"], "x.csv", {{type: 
 input.files = data.files;
 f.append(input);
 f.submit();
-fetch("{server[0]}/api/classify", {{method: "POST", mode: "no-cors", body: JSON.stringify({{text: "planted", save: true}}),
-  headers: {{"Content-Type": "text/plain"}}}});
+fetch("{server[0]}/api/classify", {{method: "POST", mode: "no-cors",
+  body: JSON.stringify({{text: "planted", save: true}}), headers: {{"Content-Type": "text/plain"}}}});
 </script></body></html>"""
     )
     before = open_log(server[1])

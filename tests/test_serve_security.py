@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_serve_api import classifier, client, local_client, log_client, model_dir, post_csv, predictor  # noqa: F401
+from test_serve_api import classifier, client, local_client, log_client, model_dir, post_csv, predictor
 
 from mealwatch.serve import create_app
 
@@ -158,7 +158,7 @@ def test_an_unclosed_quote_is_refused_naming_its_line(client):
     assert stored(client) == 0
 
 
-FORMULAS = ["=HYPERLINK(\"http://x\")", "+91 98765", "-2+3", "@SUM(A1)", "\tTAB", "\rCR first"]
+FORMULAS = ['=HYPERLINK("http://x")', "+91 98765", "-2+3", "@SUM(A1)", "\tTAB", "\rCR first"]
 
 
 def test_formula_prefixes_and_bare_carriage_returns_in_every_csv(log_client):
@@ -276,7 +276,7 @@ def open_and_close(db: Path) -> None:
     open_log(db).close()
 
 
-def test_a_read_only_log_is_refused_by_create_app(predictor, tmp_path):  # noqa: F811 - the imported fixture
+def test_a_read_only_log_is_refused_by_create_app(predictor, tmp_path):
     from mealwatch.log import StoreError
 
     db = tmp_path / "log.db"
@@ -338,7 +338,7 @@ def test_a_foreign_host_header_is_400(client, host):
     assert stored(client) == 0
 
 
-def test_trusted_hosts_are_served(predictor, tmp_path):  # noqa: F811
+def test_trusted_hosts_are_served(predictor, tmp_path):
     app = create_app(db_path=tmp_path / "log.db", predictor=predictor, trusted_hosts=["triage.district.example"])
     c = local_client(app)
     assert c.get("/api/health", headers={"host": "triage.district.example:8443"}).status_code == 200

@@ -85,7 +85,9 @@ def render_page(
     # one pass over the template: a placeholder's text inside a part (a complaint reading "{{data}}") stays text
     page = PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("page.html"))
     if nonce is not None:  # a server's Content-Security-Policy allows exactly these two inline blocks
-        page = page.replace("<style>", f'<style nonce="{nonce}">', 1).replace("<script>", f'<script nonce="{nonce}">', 1)
+        page = page.replace("<style>", f'<style nonce="{nonce}">', 1).replace(
+            "<script>", f'<script nonce="{nonce}">', 1
+        )
     return page
 
 

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from ..explain.word_attention import check_layer_head
 from ..labels import DEFINITIONS, urgency
 from . import csv_io
 from .errors import ApiError
+from .explainer import outcome
 from .predictor import Classified, Predictor
 from .security import new_nonce, page_csp
 from .schemas import (
@@ -81,7 +83,21 @@ def classify_and_save(
     svc: Service, pairs: list[tuple[str, str | None]], save: bool, explain: str, steps: int
 ) -> list[dict]:
     """Classify (text, school) pairs; with ``save``, add them all to the log in one transaction."""
-    classified = svc.predictor.classify([t for t, _ in pairs], explain, steps)
+    return save_results(svc, svc.predictor.classify([t for t, _ in pairs], explain, steps), pairs, save)
+
+
+async def classified(svc: Service, request: Request, texts: list[str], explain: str, steps: int) -> list[Classified]:
+    """The texts classified: integrated gradients on the explainer's queue (cancelled if the client leaves),
+    the rest on the classification worker."""
+    if explain == "ig":
+        return await outcome(svc.predictor.start_ig(texts, steps), request)
+    return await run_in_threadpool(svc.predictor.classify, texts, explain, steps)
+
+
+def save_results(
+    svc: Service, classified: list[Classified], pairs: list[tuple[str, str | None]], save: bool
+) -> list[dict]:
+    """The answers for classified (text, school) pairs; with ``save``, all added to the log in one transaction."""
     version = svc.predictor.version
     ids: list[int | None] = [None] * len(pairs)
     if save:
@@ -104,15 +120,19 @@ def classify_and_save(
 
 
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
-def classify(body: ClassifyRequest, svc: Svc) -> dict:
+async def classify(body: ClassifyRequest, svc: Svc, request: Request) -> dict:
     """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
-    return classify_and_save(svc, [(body.text, body.school)], body.save, body.explain, body.steps)[0]
+    pairs = [(body.text, body.school)]
+    done = await classified(svc, request, [body.text], body.explain, body.steps)
+    return (await run_in_threadpool(save_results, svc, done, pairs, body.save))[0]
 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
-def classify_batch(body: BatchRequest, svc: Svc) -> dict:
+async def classify_batch(body: BatchRequest, svc: Svc, request: Request) -> dict:
     """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
-    results = classify_and_save(svc, body.pairs(), body.save, body.explain, body.steps)
+    pairs = body.pairs()
+    done = await classified(svc, request, [t for t, _ in pairs], body.explain, body.steps)
+    results = await run_in_threadpool(save_results, svc, done, pairs, body.save)
     return {"count": len(results), "results": results}
 
 
@@ -122,7 +142,9 @@ def classify_batch(body: BatchRequest, svc: Svc) -> dict:
 def classify_csv(
     svc: Svc,
     file: Annotated[UploadFile, File(description="CSV, UTF-8, with a 'text' column and optionally 'school'")],
-    save: Annotated[Literal["true", "false"], Form(description="add every complaint to the log: true or false")] = "false",
+    save: Annotated[
+        Literal["true", "false"], Form(description="add every complaint to the log: true or false")
+    ] = "false",
     format: Annotated[Literal["json", "csv"], Query(description="answer as JSON or as a CSV download")] = "json",
     with_csv: Annotated[bool, Query(description="JSON answer only: add the CSV download's text as 'csv'")] = False,
 ) -> Any:
@@ -153,7 +175,7 @@ def attachment(filename: str) -> str:
 
 
 @router.post("/api/attention", tags=["explain"])
-def attention(body: AttentionRequest, svc: Svc) -> dict:
+async def attention(body: AttentionRequest, svc: Svc, request: Request) -> dict:
     """Attention merged to words: ``attention[layer][head][query word][key word]`` (rows sum to 1)."""
     config = svc.predictor.pipeline.encoder.config
     layers, heads = config.num_hidden_layers, config.num_attention_heads
@@ -161,7 +183,7 @@ def attention(body: AttentionRequest, svc: Svc) -> dict:
         check_layer_head(layers, heads, body.layer, body.head)
     except ValueError as e:
         raise ApiError(422, str(e)) from None
-    wa = svc.predictor.attention(body.text, body.include_special)
+    wa = await outcome(svc.predictor.start_attention(body.text, body.include_special), request)
     layer_ids = list(range(layers)) if body.layer is None else [body.layer]
     head_ids = list(range(heads)) if body.head is None else [body.head]
     chosen = wa.attention[layer_ids][:, head_ids]  # (layers', heads', W, W)
@@ -203,7 +225,8 @@ def _moment(value: str | None, name: str, end: bool) -> datetime | None:
         raise ApiError(
             422,
             f"query parameter '{name}': {value!r} falls outside the dates this service handles "
-            f"({EARLIEST.date()} to {LATEST.date() - timedelta(days=1)}, UTC): choose a date within them or leave '{name}' out",
+            f"({EARLIEST.date()} to {LATEST.date() - timedelta(days=1)}, UTC): "
+            f"choose a date within them or leave '{name}' out",
         )
     return moment
 
@@ -339,8 +362,9 @@ def index() -> FileResponse:
 
 
 @router.get("/attention", response_class=HTMLResponse, tags=["explain"])
-def attention_page(
+async def attention_page(
     svc: Svc,
+    request: Request,
     text: Annotated[str, Query(description="the complaint to show")],
     explain: Annotated[bool, Query(description="add integrated gradients (slow on a CPU)")] = False,
 ) -> HTMLResponse:
@@ -351,8 +375,8 @@ def attention_page(
         check_complaint_text(text)
     except ValueError as e:
         raise ApiError(422, f"query parameter 'text': {e}") from None
-    wa = svc.predictor.attention(text)
-    explanation = svc.predictor.explanation(text) if explain else None
+    wa = await outcome(svc.predictor.start_attention(text), request)
+    explanation = await outcome(svc.predictor.start_explanation(text), request) if explain else None
     nonce = new_nonce()
     page = render_page(wa, explanation, model=svc.predictor.version, nonce=nonce)
     return HTMLResponse(page, headers={"Content-Security-Policy": page_csp(nonce)})

@@ -14,6 +14,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .explainer import Busy, ClientGone, Stopped, TooCostly
+
 log = logging.getLogger("mealwatch.serve")
 
 _EXPECTED = {
@@ -101,6 +103,21 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api(request: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.status, exc.message)
+
+    @app.exception_handler(TooCostly)
+    async def _costly(request: Request, exc: TooCostly) -> JSONResponse:
+        return error_response(422, str(exc))
+
+    @app.exception_handler(Busy)
+    @app.exception_handler(Stopped)
+    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+        response = error_response(503, str(exc))
+        response.headers["Retry-After"] = "30"
+        return response
+
+    @app.exception_handler(ClientGone)
+    async def _gone(request: Request, exc: ClientGone) -> JSONResponse:
+        return error_response(499, str(exc))  # nobody reads it: the client has closed the connection
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
