@@ -33,7 +33,7 @@ TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 def test_new_log_gets_the_current_schema(log_backend):
     log = log_backend.open()
-    assert log.schema_version == SCHEMA_VERSION == 3
+    assert log.schema_version == SCHEMA_VERSION == 5
     assert {"complaints", "status_changes", "complaint_labels"} <= log_backend.tables()
     assert log.count() == 0 and log.list().total == 0 and log.labels() == set() and log.daily_label_counts() == {}
     assert log.add_many([]) == []
@@ -51,7 +51,7 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
     )
 
     store = log_backend.open()
-    assert store.schema_version == SCHEMA_VERSION == 3
+    assert store.schema_version == SCHEMA_VERSION == 5
     [row] = store.list(Filters(label="illness")).items
     assert (row["text"], row["labels"], row["model_version"]) == (
         "lizard in dal",
@@ -68,7 +68,7 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
 
 def test_version_2_log_is_migrated_to_3(log_backend):
     assert log_backend.migrate_to(2) == 2
-    assert log_backend.open().schema_version == 3
+    assert log_backend.open().schema_version == SCHEMA_VERSION
     assert log_backend.open().add(complaint("x", ["other"], "low")) == 1
 
 

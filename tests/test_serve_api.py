@@ -18,6 +18,7 @@ from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.pipeline import Pipeline
 from mealwatch.explain import explain
 from mealwatch.labels import LABELS
+from mealwatch.log import SCHEMA_VERSION
 from mealwatch.serve import Predictor, create_app
 
 TEXTS = [
@@ -316,7 +317,7 @@ def test_stats_count_by_hand(log_client):
 def test_health_and_labels(client):
     client.post("/api/classify", json={"text": TEXTS[0], "save": True})
     health = client.get("/api/health").json()
-    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == 3
+    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == SCHEMA_VERSION
     labels = client.get("/api/labels").json()
     assert [x["label"] for x in labels] == list(LABELS)
     assert {x["label"]: x["urgency"] for x in labels}["illness"] == "high"
@@ -530,14 +531,18 @@ def test_serve_command_refuses_a_postgres_log_it_cannot_use_in_one_line(model_di
     from mealwatch.log import redact
 
     newer = PostgresBackend(pg_cluster)
-    newer.migrate_to(3)
-    newer.set_version(4)
+    newer.migrate_to(SCHEMA_VERSION)
+    newer.set_version(SCHEMA_VERSION + 1)
     refused = f"postgresql://mealwatch:secret@127.0.0.1:{free_port()}/log"
     wrong_password = pg_cluster.url(pg_cluster.create_database(), password="secret")
     cases = [
         (refused, f"cannot open the complaint log {redact(refused)} (", "Connection refused"),
         (wrong_password, f"cannot open the complaint log {redact(wrong_password)} (", "password authentication failed"),
-        (newer.db, f"{redact(newer.db)}: the complaint log has schema version 4, newer than this mealwatch", "upgrade"),
+        (
+            newer.db,
+            f"{redact(newer.db)}: the complaint log has schema version {SCHEMA_VERSION + 1}, newer than this mealwatch",
+            "upgrade",
+        ),
     ]
     for url, start, reason in cases:
         assert main(["serve", "--model", str(model_dir), "--db", url, "--port", str(free_port())]) == 2
@@ -571,7 +576,7 @@ def test_two_serve_processes_share_one_postgres_log(model_dir, pg_cluster):
         for url, server in zip(urls, servers):
             while True:
                 try:
-                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == 3
+                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == SCHEMA_VERSION
                     break
                 except httpx.HTTPError:
                     assert server.poll() is None, f"the server stopped: {server.communicate()[0]}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -61,6 +61,21 @@ class Filters:
     needs_review: bool | None = None
     since: datetime | None = None  # created at or after (UTC)
     until: datetime | None = None  # created before (UTC)
+
+
+@dataclass
+class SavedAnswer:
+    """The answer to a saving request that carried an idempotency key, as stored with the complaints it saved."""
+
+    fingerprint: str  # what the request asked (a hash); the same key with another fingerprint is another request
+    answer: str  # the response body
+    media_type: str
+    complaint_ids: list[int]
+    replayed: bool = False  # True when an earlier request with this key saved it (nothing new was saved)
+
+
+#: how long a saving request's answer is kept for its retries (older keys are forgotten, hours)
+IDEMPOTENCY_HOURS = 24
 
 
 @dataclass
@@ -128,6 +143,22 @@ class ComplaintLog(ABC):
     @abstractmethod
     def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
         """Save complaints in one transaction (all or none); returns their ids in order."""
+
+    @abstractmethod
+    def saved_answer(self, key: str) -> SavedAnswer | None:
+        """The stored answer of the saving request that carried idempotency ``key``, or None (none, or forgotten)."""
+
+    @abstractmethod
+    def add_many_once(
+        self,
+        key: str,
+        fingerprint: str,
+        complaints: Sequence[NewComplaint],
+        answer: Callable[[list[int]], tuple[str, str]],
+    ) -> SavedAnswer:
+        """Save complaints and ``answer(ids)`` (body, media type) under ``key`` in one transaction — unless ``key``
+        was saved already (by a retry racing this one, too): then nothing is saved and the stored answer returned,
+        ``replayed`` True. Keys older than ``IDEMPOTENCY_HOURS`` are forgotten."""
 
     @abstractmethod
     def get(self, complaint_id: int) -> dict[str, Any] | None:
@@ -235,3 +266,19 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
 
 def page_clause(limit: int | None, offset: int) -> str:
     return "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
+
+
+#: a saving request's stored answer, by key, unless forgotten (parameters: key, forgotten_before(); "?" marks)
+SAVED_ANSWER = (
+    "SELECT fingerprint, answer, media_type, complaint_ids FROM saved_requests WHERE key = ? AND created_at >= ?"
+)
+
+
+def decode_saved(row: Mapping[str, Any], replayed: bool) -> SavedAnswer:
+    """A ``saved_requests`` row (fingerprint, answer, media_type, complaint_ids) as a SavedAnswer."""
+    return SavedAnswer(row["fingerprint"], row["answer"], row["media_type"], json.loads(row["complaint_ids"]), replayed)
+
+
+def forgotten_before() -> str:
+    """The stored time before which idempotency keys are forgotten."""
+    return to_stored_time(datetime.now(timezone.utc) - timedelta(hours=IDEMPOTENCY_HOURS))

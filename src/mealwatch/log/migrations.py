@@ -3,6 +3,8 @@
   1: complaints (labels and probabilities as JSON text) and status_changes
   2: complaint_labels, one row per (complaint, label), for filtering and daily counts
   3: review reasons (JSON list) and needs_review on complaints; flagged complaints head the queue
+  4: reserved for issue 15's complaint records (district, block, dates; another branch): no change here
+  5: saved_requests: the answer to each saving request that carried an Idempotency-Key, replayed for a retry
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
@@ -22,7 +24,7 @@ from typing import Any
 
 from .base import StoreError, utc_now
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 
 SQLITE_STEPS: dict[int, str] = {
     1: """
@@ -63,7 +65,22 @@ SQLITE_STEPS: dict[int, str] = {
     ALTER TABLE complaints ADD COLUMN needs_review INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX complaints_queue ON complaints (needs_review DESC, urgency_rank, created_at DESC);
     """,
+    4: """
+    -- reserved for issue 15 (complaint records): the merge puts that step here
+    """,
+    5: """
+    CREATE TABLE saved_requests (
+        key TEXT PRIMARY KEY,          -- the client's Idempotency-Key
+        fingerprint TEXT NOT NULL,     -- SHA-256 of what the request asked (a key reused for another is refused)
+        answer TEXT NOT NULL,          -- the response body, replayed for a retry
+        media_type TEXT NOT NULL,
+        complaint_ids TEXT NOT NULL,   -- JSON list of the ids the request saved
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX saved_requests_created ON saved_requests (created_at);
+    """,
 }
+
 
 POSTGRES_STEPS: dict[int, str] = {
     1: """
@@ -110,6 +127,20 @@ POSTGRES_STEPS: dict[int, str] = {
     ALTER TABLE complaints ADD COLUMN needs_review BOOLEAN NOT NULL DEFAULT false;
     CREATE INDEX complaints_queue ON complaints (needs_review DESC, urgency_rank, created_at DESC);
     """,
+    4: """
+    -- reserved for issue 15 (complaint records): the merge puts that step here
+    """,
+    5: """
+    CREATE TABLE saved_requests (
+        key TEXT COLLATE "C" PRIMARY KEY,
+        fingerprint TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        complaint_ids TEXT NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL
+    );
+    CREATE INDEX saved_requests_created ON saved_requests (created_at);
+    """,
 }
 
 #: pg_advisory_lock key held while migrating (any fixed 64-bit number; this one spells "mealwatch")
@@ -117,7 +148,9 @@ ADVISORY_LOCK_KEY = 0x6D65_616C_7761_7463
 
 
 def _statements(script: str) -> list[str]:
-    return [s for s in script.split(";") if s.strip()]
+    """The script's statements (a step of only comments has none)."""
+    code = lambda s: "\n".join(line for line in s.splitlines() if not line.strip().startswith("--")).strip()  # noqa: E731
+    return [s for s in script.split(";") if code(s)]
 
 
 def _check(current: int, tables: list[str]) -> None:

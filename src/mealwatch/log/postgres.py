@@ -13,9 +13,10 @@ times as ``utc_now()`` strings.
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -31,12 +32,16 @@ from .base import (
     ComplaintLog,
     Filters,
     NewComplaint,
+    SAVED_ANSWER,
     Page,
+    SavedAnswer,
     StoreError,
     check_move,
     check_status,
     decode_row,
+    decode_saved,
     encode,
+    forgotten_before,
     page_clause,
     redact,
     storable_id,
@@ -56,6 +61,10 @@ CONNECT_TIMEOUT = 10
 def one_line(error: BaseException) -> str:
     """A driver's (often multi-line) message as one line."""
     return "; ".join(" ".join(line.split()) for line in str(error).splitlines() if line.strip()).rstrip(".")
+
+
+class _Taken(Exception):
+    """Another request holds the idempotency key: roll back, then read its answer."""
 
 
 class PostgresLog(ComplaintLog):
@@ -126,6 +135,12 @@ class PostgresLog(ComplaintLog):
     def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
         if not complaints:
             return []
+        with self._connection() as conn, conn.transaction():
+            return self._insert(conn, complaints)
+
+    @staticmethod
+    def _insert(conn: psycopg.Connection, complaints: Sequence[NewComplaint]) -> list[int]:
+        """Insert within the caller's transaction; the ids in order."""
         now = utc_now()
         rows = []
         for c in complaints:
@@ -145,7 +160,7 @@ class PostgresLog(ComplaintLog):
                     stored["needs_review"],
                 )  # fmt: skip
             )
-        with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
+        with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO complaints (text, school, labels, probabilities, urgency, urgency_rank, model_version,"
                 " created_at, status, status_changed_at, review, needs_review)"
@@ -161,6 +176,44 @@ class PostgresLog(ComplaintLog):
                 [(i, label) for i, c in zip(ids, complaints) for label in dict.fromkeys(c.labels)],
             )
         return ids
+
+    def saved_answer(self, key: str) -> SavedAnswer | None:
+        with self._connection() as conn:
+            row = conn.execute(SAVED_ANSWER.replace("?", "%s"), (key, forgotten_before())).fetchone()
+        return decode_saved(row, replayed=True) if row else None
+
+    def add_many_once(
+        self,
+        key: str,
+        fingerprint: str,
+        complaints: Sequence[NewComplaint],
+        answer: Callable[[list[int]], tuple[str, str]],
+    ) -> SavedAnswer:
+        cutoff = forgotten_before()
+        with self._connection() as conn:
+            try:
+                with conn.transaction():
+                    conn.execute("DELETE FROM saved_requests WHERE created_at < %s", (cutoff,))
+                    # the key first: a retry racing this request waits on it here, then finds it taken
+                    claimed = conn.execute(
+                        "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
+                        " VALUES (%s, %s, '', '', '[]', %s) ON CONFLICT (key) DO NOTHING RETURNING key",
+                        (key, fingerprint, utc_now()),
+                    ).fetchone()
+                    if claimed is None:
+                        raise _Taken
+                    ids = self._insert(conn, complaints) if complaints else []
+                    body, media_type = answer(ids)
+                    conn.execute(
+                        "UPDATE saved_requests SET answer = %s, media_type = %s, complaint_ids = %s WHERE key = %s",
+                        (body, media_type, json.dumps(ids), key),
+                    )
+                    return SavedAnswer(fingerprint, body, media_type, ids)
+            except _Taken:
+                row = conn.execute(SAVED_ANSWER.replace("?", "%s"), (key, cutoff)).fetchone()
+                if row is None:
+                    raise StoreError(f"the complaint log {self.url}: idempotency key {key!r} vanished") from None
+                return decode_saved(row, replayed=True)
 
     @staticmethod
     def _get(conn: psycopg.Connection, complaint_id: int) -> dict[str, Any] | None:

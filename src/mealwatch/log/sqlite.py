@@ -7,10 +7,11 @@ committed before the call returns. The schema is versioned and migrated on open 
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,16 @@ from .base import (
     ComplaintLog,
     Filters,
     NewComplaint,
+    SAVED_ANSWER,
     Page,
+    SavedAnswer,
     StoreError,
     check_move,
     check_status,
     decode_row,
+    decode_saved,
     encode,
+    forgotten_before,
     page_clause,
     storable_id,
     utc_now,
@@ -105,36 +110,68 @@ class SqliteLog(ComplaintLog):
             self._conn.close()
 
     def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
-        now = utc_now()
-        ids = []
         with self._lock, self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
-            for c in complaints:
-                stored = encode(c)
-                cur = self._conn.execute(
-                    "INSERT INTO complaints (text, school, labels, probabilities, urgency, urgency_rank, model_version,"
-                    " created_at, status, status_changed_at, review, needs_review)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'new', ?, ?, ?)",
-                    (
-                        c.text,
-                        c.school,
-                        stored["labels"],
-                        stored["probabilities"],
-                        c.urgency,
-                        urgency_rank(c.urgency),
-                        c.model_version,
-                        now,
-                        now,
-                        stored["review"],
-                        int(stored["needs_review"]),
-                    ),
-                )
-                ids.append(int(cur.lastrowid))
-                self._conn.executemany(
-                    "INSERT INTO complaint_labels (complaint_id, label) VALUES (?, ?)",
-                    [(ids[-1], label) for label in dict.fromkeys(c.labels)],
-                )
+            return self._insert(complaints)
+
+    def _insert(self, complaints: Sequence[NewComplaint]) -> list[int]:
+        """Insert within the caller's transaction; the ids in order."""
+        now = utc_now()
+        ids = []
+        for c in complaints:
+            stored = encode(c)
+            cur = self._conn.execute(
+                "INSERT INTO complaints (text, school, labels, probabilities, urgency, urgency_rank, model_version,"
+                " created_at, status, status_changed_at, review, needs_review)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'new', ?, ?, ?)",
+                (
+                    c.text,
+                    c.school,
+                    stored["labels"],
+                    stored["probabilities"],
+                    c.urgency,
+                    urgency_rank(c.urgency),
+                    c.model_version,
+                    now,
+                    now,
+                    stored["review"],
+                    int(stored["needs_review"]),
+                ),
+            )
+            ids.append(int(cur.lastrowid))
+            self._conn.executemany(
+                "INSERT INTO complaint_labels (complaint_id, label) VALUES (?, ?)",
+                [(ids[-1], label) for label in dict.fromkeys(c.labels)],
+            )
         return ids
+
+    def saved_answer(self, key: str) -> SavedAnswer | None:
+        with self._lock:
+            row = self._conn.execute(SAVED_ANSWER, (key, forgotten_before())).fetchone()
+        return decode_saved(row, replayed=True) if row else None
+
+    def add_many_once(
+        self,
+        key: str,
+        fingerprint: str,
+        complaints: Sequence[NewComplaint],
+        answer: Callable[[list[int]], tuple[str, str]],
+    ) -> SavedAnswer:
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")  # the write lock first: a retry in another process waits here
+            cutoff = forgotten_before()
+            self._conn.execute("DELETE FROM saved_requests WHERE created_at < ?", (cutoff,))
+            row = self._conn.execute(SAVED_ANSWER, (key, cutoff)).fetchone()
+            if row is not None:
+                return decode_saved(row, replayed=True)
+            ids = self._insert(complaints)
+            body, media_type = answer(ids)
+            self._conn.execute(
+                "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key, fingerprint, body, media_type, json.dumps(ids), utc_now()),
+            )
+        return SavedAnswer(fingerprint, body, media_type, ids)
 
     def get(self, complaint_id: int) -> dict[str, Any] | None:
         if not storable_id(complaint_id):

@@ -6,6 +6,7 @@ through the ``Predictor`` (one worker, batched) and the log through the ``Compla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -17,7 +18,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from ..explain.word_attention import check_layer_head
 from ..labels import DEFINITIONS, urgency
-from . import csv_io
+from . import csv_io, idempotency
 from .errors import ApiError
 from .explainer import outcome
 from .predictor import Classified, Predictor
@@ -38,10 +39,11 @@ from .schemas import (
     Urgency,
     check_complaint_text,
 )
-from ..log import ComplaintLog, Filters, NewComplaint, TransitionError, day_range
+from ..log import ComplaintLog, Filters, NewComplaint, SavedAnswer, TransitionError, day_range
 
 STATIC = Path(__file__).parent / "static"
 MAX_STATS_DAYS = 3660
+JSON, CSV = "application/json", "text/csv; charset=utf-8"
 #: the moments a 'from'/'to' filter may name, in UTC (a 'to' day is read as the start of the next day), a day
 #: inside the calendar's ends so that the range arithmetic around them cannot overflow
 EARLIEST = datetime(1, 1, 2, tzinfo=timezone.utc)
@@ -79,13 +81,6 @@ def result(c: Classified, school: str | None, version: str, complaint_id: int | 
     }
 
 
-def classify_and_save(
-    svc: Service, pairs: list[tuple[str, str | None]], save: bool, explain: str, steps: int
-) -> list[dict]:
-    """Classify (text, school) pairs; with ``save``, add them all to the log in one transaction."""
-    return save_results(svc, svc.predictor.classify([t for t, _ in pairs], explain, steps), pairs, save)
-
-
 async def classified(svc: Service, request: Request, texts: list[str], explain: str, steps: int) -> list[Classified]:
     """The texts classified: integrated gradients on the explainer's queue (cancelled if the client leaves),
     the rest on the classification worker."""
@@ -94,36 +89,65 @@ async def classified(svc: Service, request: Request, texts: list[str], explain: 
     return await run_in_threadpool(svc.predictor.classify, texts, explain, steps)
 
 
+def new_complaints(
+    svc: Service, classified: list[Classified], pairs: list[tuple[str, str | None]]
+) -> list[NewComplaint]:
+    """What the log keeps of classified (text, school) pairs."""
+    return [
+        # a model of another label set has no urgency: the log ranks its complaints with the low ones
+        NewComplaint(
+            c.prediction.text,
+            c.prediction.labels,
+            c.prediction.probabilities,
+            c.prediction.urgency or "low",
+            svc.predictor.version,
+            school,
+            c.prediction.review_reasons,
+        )  # fmt: skip
+        for c, (_, school) in zip(classified, pairs)
+    ]
+
+
 def save_results(
     svc: Service, classified: list[Classified], pairs: list[tuple[str, str | None]], save: bool
 ) -> list[dict]:
     """The answers for classified (text, school) pairs; with ``save``, all added to the log in one transaction."""
-    version = svc.predictor.version
     ids: list[int | None] = [None] * len(pairs)
     if save:
-        ids = svc.store.add_many(
-            [
-                # a model of another label set has no urgency: the log ranks its complaints with the low ones
-                NewComplaint(
-                    c.prediction.text,
-                    c.prediction.labels,
-                    c.prediction.probabilities,
-                    c.prediction.urgency or "low",
-                    version,
-                    school,
-                    c.prediction.review_reasons,
-                )  # fmt: skip
-                for c, (_, school) in zip(classified, pairs)
-            ]
-        )
-    return [result(c, school, version, i) for c, (_, school), i in zip(classified, pairs, ids)]
+        ids = svc.store.add_many(new_complaints(svc, classified, pairs))
+    return [result(c, school, svc.predictor.version, i) for c, (_, school), i in zip(classified, pairs, ids)]
+
+
+def save_once(
+    svc: Service,
+    classified: list[Classified],
+    pairs: list[tuple[str, str | None]],
+    once: idempotency.Once,
+    render: Callable[[list[dict]], tuple[str, str]],
+) -> SavedAnswer:
+    """Save under an idempotency key: the complaints and ``render(answers)`` (body, media type) in one transaction,
+    or the answer an earlier request with the key stored."""
+    version = svc.predictor.version
+
+    def answer(ids: list[int]) -> tuple[str, str]:
+        return render([result(c, school, version, i) for c, (_, school), i in zip(classified, pairs, ids)])
+
+    saved = svc.store.add_many_once(once.key, once.fingerprint, new_complaints(svc, classified, pairs), answer)
+    idempotency.check_same(once, saved)  # a racing request with the same key may have asked something else
+    return saved
 
 
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
 async def classify(body: ClassifyRequest, svc: Svc, request: Request) -> dict:
     """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
     pairs = [(body.text, body.school)]
+    once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
+    if isinstance(once, SavedAnswer):
+        return idempotency.response(once)
     done = await classified(svc, request, [body.text], body.explain, body.steps)
+    if once is not None:
+        render = lambda answers: (ClassifyResult.model_validate(answers[0]).model_dump_json(), JSON)  # noqa: E731
+        return idempotency.response(await run_in_threadpool(save_once, svc, done, pairs, once, render))
     return (await run_in_threadpool(save_results, svc, done, pairs, body.save))[0]
 
 
@@ -131,7 +155,16 @@ async def classify(body: ClassifyRequest, svc: Svc, request: Request) -> dict:
 async def classify_batch(body: BatchRequest, svc: Svc, request: Request) -> dict:
     """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
     pairs = body.pairs()
+    once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
+    if isinstance(once, SavedAnswer):
+        return idempotency.response(once)
     done = await classified(svc, request, [t for t, _ in pairs], body.explain, body.steps)
+    if once is not None:
+
+        def render(answers: list[dict]) -> tuple[str, str]:
+            return BatchResult.model_validate({"count": len(answers), "results": answers}).model_dump_json(), JSON
+
+        return idempotency.response(await run_in_threadpool(save_once, svc, done, pairs, once, render))
     results = await run_in_threadpool(save_results, svc, done, pairs, body.save)
     return {"count": len(results), "results": results}
 
@@ -141,6 +174,7 @@ async def classify_batch(body: BatchRequest, svc: Svc, request: Request) -> dict
 )
 def classify_csv(
     svc: Svc,
+    request: Request,
     file: Annotated[UploadFile, File(description="CSV, UTF-8, with a 'text' column and optionally 'school'")],
     save: Annotated[
         Literal["true", "false"], Form(description="add every complaint to the log: true or false")
@@ -150,20 +184,34 @@ def classify_csv(
 ) -> Any:
     """Classify every row of an uploaded CSV file; the whole file is refused when any row cannot be read."""
     name = file.filename or "the upload"
+    data = file.file.read(csv_io.MAX_CSV_BYTES + 1)
     try:
-        rows = csv_io.read_upload(file.file.read(csv_io.MAX_CSV_BYTES + 1), name)
+        rows = csv_io.read_upload(data, name)
     except csv_io.CsvUploadError as e:
         raise ApiError(422, str(e)) from None
-    results = classify_and_save(svc, [(r.text, r.school) for r in rows], save == "true", "none", 0)
-    for r, row in zip(results, rows):
-        r["line"] = row.line
-    text = (
-        csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results) if format == "csv" or with_csv else None
-    )
-    if format == "csv":
-        headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
-        return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
-    return {"count": len(results), "results": results, "csv": text}
+    headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
+    asked = (name, save, format, str(with_csv), data)
+    once = idempotency.once_for(svc.store, request, save == "true", *asked)
+    if isinstance(once, SavedAnswer):
+        return idempotency.response(once, headers if format == "csv" else None)
+    pairs = [(r.text, r.school) for r in rows]
+    done = svc.predictor.classify([t for t, _ in pairs], "none", 0)
+
+    def render(results: list[dict]) -> tuple[str, str]:
+        for r, row in zip(results, rows):
+            r["line"] = row.line
+        want_csv = format == "csv" or with_csv
+        text = csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results) if want_csv else None
+        if format == "csv":
+            return text or "", CSV
+        return CsvResult.model_validate(
+            {"count": len(results), "results": results, "csv": text}
+        ).model_dump_json(), JSON
+
+    if once is not None:
+        return idempotency.response(save_once(svc, done, pairs, once, render), headers if format == "csv" else None)
+    body, media_type = render(save_results(svc, done, pairs, save == "true"))
+    return Response(body, media_type=media_type, headers=headers if format == "csv" else None)
 
 
 def attachment(filename: str) -> str:

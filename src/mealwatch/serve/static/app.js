@@ -25,6 +25,11 @@ async function api(path, options = {}) {
   return body;
 }
 
+// a saving request carries a fresh Idempotency-Key, so that the server saves it once however often it arrives
+function idempotencyKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 function showError(node, error) {
   node.hidden = !error;
   node.textContent = error ? String(error.message || error) : "";
@@ -108,7 +113,8 @@ $("#classify-form").addEventListener("submit", async (event) => {
   try {
     const body = { text: $("#text").value, save: $("#save").checked };
     if ($("#school").value.trim()) body.school = $("#school").value;
-    const result = await api("/api/classify", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const headers = { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey() };
+    const result = await api("/api/classify", { method: "POST", headers, body: JSON.stringify(body) });
     renderResult(result);
     if (result.id != null) refreshLog();
   } catch (error) {
@@ -131,7 +137,7 @@ $("#upload-form").addEventListener("submit", async (event) => {
     const form = new FormData();
     form.append("file", file);
     form.append("save", $("#csv-save").checked ? "true" : "false");
-    const answer = await api("/api/classify/csv?with_csv=true", { method: "POST", body: form });
+    const answer = await api("/api/classify/csv?with_csv=true", { method: "POST", body: form, headers: { "Idempotency-Key": idempotencyKey() } });
     const body = $("#csv-table tbody");
     body.replaceChildren(...answer.results.map((r) => el("tr", {},
       el("td", { text: r.line }), el("td", {}, el("span", { class: `badge ${r.urgency}`, text: r.urgency })),
