@@ -436,3 +436,13 @@ def test_check_remote_trusts_the_named_hosts():
     assert check_remote("::1", None, ["me.example"]) == ["me.example"]
     assert check_remote("192.168.1.10", "VPN only", []) == ["192.168.1.10"]
     assert check_remote("0.0.0.0", "VPN only", ["triage.example"]) == ["triage.example"]
+
+
+def test_the_server_hands_freed_memory_back_on_glibc():
+    """`mealwatch serve` fixes glibc's mmap threshold and arenas (docs/benchmarks.md: memory under load)."""
+    import platform
+
+    from mealwatch.cli.serve import hand_back_freed_memory
+
+    expected = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
+    assert hand_back_freed_memory() is expected

@@ -83,6 +83,35 @@ def check_remote(host: str, reason: str | None, trusted_hosts: list[str]) -> lis
     return names
 
 
+#: allocations from this size up get their own pages from the system, handed back when freed (glibc's M_MMAP_THRESHOLD)
+MMAP_THRESHOLD = 128 * 1024
+#: heaps glibc may keep for the server's many request threads (its default is 8 per core), each fragmenting alone
+MALLOC_ARENAS = 2
+
+
+def hand_back_freed_memory() -> bool:
+    """Make glibc give a freed tensor's memory back to the system; True when set.
+
+    glibc raises its mmap threshold each time a large block is freed, so that after a few requests the
+    model's activations come from the heap, where freed space of varied sizes (texts of every length,
+    batches of every size) fragments and the server's memory keeps climbing under load. A fixed
+    threshold keeps each large block its own mapping, returned whole when freed, and few arenas keep the
+    request threads' small allocations from spreading over many heaps. Not glibc: nothing to do.
+    """
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        arenas = libc.mallopt(-8, MALLOC_ARENAS)  # -8: M_ARENA_MAX
+        return bool(libc.mallopt(-3, MMAP_THRESHOLD)) and bool(arenas)  # -3: M_MMAP_THRESHOLD
+    except (OSError, AttributeError):
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
@@ -93,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     trusted = check_remote(args.host, args.allow_remote, args.trusted_host)
     check_port_free(args.host, args.port)
 
+    hand_back_freed_memory()
     import uvicorn
 
     from mealwatch.log import redact
