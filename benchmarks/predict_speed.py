@@ -6,9 +6,9 @@ complaints, repeated to --count texts. Target: >= 200 complaints/s on 2 cores.
 
     python benchmarks/predict_speed.py [--threads 2] [--count 1000] [--batch-size 64] [--model DIR]
 
-The encoder's linears multiply with oneDNN at inference; the same run is then repeated with
-PyTorch's default fp32 kernel (``mealwatch.transformer.linear.use_onednn(False)``) to show
-what that choice buys.
+Every precision mode runs the same texts, alternating run by run: fp32 on PyTorch's default kernel,
+fp32 on oneDNN (where this machine's probe found it faster; else the same as fp32), bf16 and int8
+(``mealwatch.inference``). ``--precision auto`` keeps the fastest that decides as fp32 does.
 """
 
 from __future__ import annotations
@@ -59,19 +59,26 @@ def main() -> None:
     lengths = model.tokenizer(texts[:500]).attention_mask.sum(dim=1).float()
     print(f"{len(texts)} texts, {lengths.mean():.1f} tokens on average (max {int(lengths.max())}); "
           f"threads {torch.get_num_threads()}, batch size {args.batch_size}")  # fmt: skip
-    from mealwatch.transformer.linear import use_onednn
+    from mealwatch.inference.modes import Mode, build
+    from mealwatch.transformer.precision import supported_precisions
 
-    model.predict(texts[:64], batch_size=args.batch_size)  # warm-up
-    for kernel, enabled in (("oneDNN linears (the default)", True), ("PyTorch's default fp32 kernel", False)):
-        rates = []
-        with use_onednn(enabled):
-            for _ in range(args.repeats):
-                started = time.perf_counter()
-                model.predict(texts, batch_size=args.batch_size)
-                rates.append(len(texts) / (time.perf_counter() - started))
-        target = f"   (target >= {TARGET:.0f})" if enabled else ""
-        print(f"{kernel}: texts/s median {statistics.median(rates):.0f} "
-              f"(runs: {', '.join(f'{r:.0f}' for r in rates)}){target}")  # fmt: skip
+    modes = [Mode("fp32"), Mode("fp32", onednn=True)] + [Mode(p) for p in supported_precisions() if p != "fp32"]
+    pipelines = {}
+    for mode in modes:  # each mode's converted copy of the same fp32 model
+        built = build(model.model, mode, copy_model=True)
+        pipelines[mode.name] = model.with_model(built.model, built.forward)
+        pipelines[mode.name].predict(texts[:64], batch_size=args.batch_size)  # warm-up
+    rates: dict[str, list[float]] = {name: [] for name in pipelines}
+    for _ in range(args.repeats):  # the modes alternate, so that machine noise hits them alike
+        for name, pipeline in pipelines.items():
+            started = time.perf_counter()
+            pipeline.predict(texts, batch_size=args.batch_size)
+            rates[name].append(len(texts) / (time.perf_counter() - started))
+    base = statistics.median(rates["fp32"])
+    for name, runs in rates.items():
+        rate = statistics.median(runs)
+        shown = ", ".join(f"{r:.0f}" for r in runs)
+        print(f"{name}: texts/s median {rate:.0f} ({rate / base:.2f}x fp32; runs: {shown})   (target >= {TARGET:.0f})")
 
 
 if __name__ == "__main__":

@@ -286,7 +286,10 @@ def test_csv_export_has_every_column_and_honours_filters(log_client, classifier)
     first = ["id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review"]
     assert list(rows[0])[:11] == [*first,
                                   "review_reasons", "school", "text", "model_version"]  # fmt: skip
-    assert list(rows[0])[11:] == [f"p_{label}" for label in classifier.labels]
+    record = ["corrected_labels", "corrected_by", "corrected_at", "udise", "district", "block", "incident_at",
+              "channel", "reporter_phone", "assignee", "notes", "extra"]  # fmt: skip
+    assert list(rows[0])[11:23] == record
+    assert list(rows[0])[23:] == [f"p_{label}" for label in classifier.labels]
     by_id = {int(row["id"]): row for row in rows}
     for c in saved:
         row = by_id[c["id"]]
@@ -528,7 +531,7 @@ def test_serve_command_refuses_a_postgres_log_it_cannot_use_in_one_line(model_di
     from log_backends import PostgresBackend
 
     from mealwatch.cli import main
-    from mealwatch.log import redact
+    from mealwatch.log import SCHEMA_VERSION, redact
 
     newer = PostgresBackend(pg_cluster)
     newer.migrate_to(SCHEMA_VERSION)

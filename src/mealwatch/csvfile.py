@@ -4,8 +4,8 @@
   carriage return) is prefixed with an apostrophe, so opening an export never executes a complaint;
 - every cell holding a line break of any kind (``\\n``, a bare ``\\r``) is quoted, so one complaint
   stays one record;
-- labels are joined by ``labels.LABEL_SEPARATOR``, booleans written ``true``/``false``, probabilities
-  with 6 decimals, lists of reasons joined by `` | ``.
+- labels (a ``labels`` or ``..._labels`` column) are joined by ``labels.LABEL_SEPARATOR``, booleans written
+  ``true``/``false``, probabilities with 6 decimals, lists of reasons joined by `` | ``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ def cell(value: Any, column: str = "") -> str:
     if isinstance(value, float):
         return f"{value:.{PROBABILITY_DECIMALS}f}"
     if isinstance(value, (list, tuple)):
-        value = (LABEL_SEPARATOR if column == "labels" else " | ").join(str(v) for v in value)
+        value = (LABEL_SEPARATOR if column == "labels" or column.endswith("_labels") else " | ").join(
+            str(v) for v in value
+        )
     text = str(value)
     if text.startswith(FORMULA_STARTS) and not _is_number(text):
         text = "'" + text

@@ -92,6 +92,7 @@ def adapted_encoder(
     from dataclasses import asdict
 
     from .adapt.recipe import ADAPT_FILE, AdaptArguments, AdaptationData, adapt_encoder, fingerprint
+    from .memory import release_freed_memory
 
     recipe = recipe or AdaptArguments()
     data = AdaptationData.of(train, parallel)
@@ -106,7 +107,9 @@ def adapted_encoder(
         print(
             f"Adapting the encoder to Hindi ({len(texts)} texts, {len(pairs)} parallel pairs) -> {folder}", flush=True
         )
-    return adapt_encoder(folder, texts, pairs, base=base, args=recipe, progress=progress)
+    adapt_encoder(folder, texts, pairs, base=base, args=recipe, progress=progress)
+    release_freed_memory(collect=True)  # the teacher and the student are gone: fine-tuning starts from a low base
+    return folder
 
 
 def with_renderings(train: "Dataset", parallel: "list[ParallelComplaint]") -> "Dataset":

@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,13 +26,16 @@ from torch import Tensor
 from .atomic import write_folder_atomically
 from .classifier import CONFIG_FILE, WEIGHTS_FILE, Classifier, ClassifierConfig, is_classifier_dir, read_config
 from .decisions import decide
+from .inference.modes import Mode
 from .labels import LABELS, urgency
 from .review import ReviewPolicy, reasons, unreadable_shares
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder
 
 if TYPE_CHECKING:
+    from .data import Dataset
     from .explain.word_attention import WordAttention
+    from .inference.choice import Choice
 
 #: texts tokenized at once by ``probabilities`` (bounds its memory on large files)
 PREDICT_CHUNK = 4096
@@ -58,12 +62,86 @@ class Prediction:
 
 
 class Pipeline:
-    """A trained classifier with its tokenizer, decision rule, label policy and review policy."""
+    """A trained classifier with its tokenizer, decision rule, label policy and review policy.
 
-    def __init__(self, model: Classifier, tokenizer: Tokenizer, folder: Path | None = None) -> None:
+    ``mode`` is how the model runs (``inference.Mode`` name: fp32, fp32-onednn, bf16, int8, +compile),
+    set once by ``prepare`` (``load`` and ``from_folder`` call it); ``forward`` is what plain inference
+    calls (the model, or its compiled form).
+    """
+
+    def __init__(
+        self,
+        model: Classifier,
+        tokenizer: Tokenizer,
+        folder: Path | None = None,
+        *,
+        forward: Callable[..., Any] | None = None,
+        mode: str = "fp32",
+    ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.folder = folder  # where it was loaded from, if it was
+        self.forward = forward if forward is not None else model
+        self.mode = mode
+        self.choice: "Choice | None" = None  # what ``--precision auto`` measured, if it ran
+        self._prepared = False
+
+    def with_model(self, model: Classifier, forward: Callable[..., Any] | None = None) -> "Pipeline":
+        """The same tokenizer and policies around another model (e.g. a converted copy)."""
+        return Pipeline(model, self.tokenizer, self.folder, forward=forward)
+
+    def prepare(
+        self,
+        precision: str = "fp32",
+        *,
+        compile: bool = False,
+        validation: "Dataset | str | Path | None" = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        """Convert the model to ``precision`` (fp32, bf16, int8, or auto: measured, see ``inference.choice``)
+        and compile it if ``compile``; once per pipeline, before use.
+
+        ``validation``: the labelled file ``auto`` checks decisions on (default: the bundled validation split
+        when the model has the complaint labels). ``log`` receives what ``auto`` chose and why.
+        """
+        from .inference.modes import PRECISION_CHOICES, build, fixed_mode
+
+        if self._prepared:
+            raise ValueError("this pipeline's precision is already set: load the model again to change it")
+        if precision not in PRECISION_CHOICES:
+            raise ValueError(f"precision must be one of {', '.join(PRECISION_CHOICES)}, not {precision!r}")
+        self.model.eval()
+        if precision == "auto":
+            from .inference.choice import choose
+
+            chosen = choose(self, self._validation_for_auto(validation, log), compile=compile, log=log)
+            self.choice = chosen.choice
+            if log:
+                log(chosen.choice.summary())
+            built = chosen.built or build(self.model, Mode.from_name(chosen.choice.mode))
+        else:
+            mode = fixed_mode(precision, compile)
+            built = build(self.model, mode)
+        self.model, self.forward = built.model, built.forward
+        self.mode = self.choice.mode if self.choice is not None else mode.name
+        self._prepared = True
+
+    def _validation_for_auto(
+        self, validation: "Dataset | str | Path | None", log: Callable[[str], None] | None
+    ) -> "Dataset | None":
+        from .data import Dataset, bundled_data_dir, read_dataset
+
+        if isinstance(validation, Dataset):
+            return validation
+        if validation is None:
+            default = bundled_data_dir() / "validation.csv"
+            if not default.is_file() or not set(self.labels) <= set(LABELS):
+                if log:
+                    log("precision auto: no validation file to check decisions on (pass one); "
+                        "only fp32's kernels are compared")  # fmt: skip
+                return None
+            validation = default
+        return read_dataset(validation, label_set=self.labels, multi_label=self.multi_label)
 
     @property
     def name(self) -> str:
@@ -168,7 +246,7 @@ class Pipeline:
             order = torch.argsort(lengths, stable=True)  # (C,)
             for idx in order.split(batch_size):
                 T = int(lengths[idx].max())
-                logits = model(
+                logits = self.forward(
                     input_ids=tokens.input_ids[idx, :T],
                     attention_mask=tokens.attention_mask[idx, :T],
                     token_type_ids=tokens.token_type_ids[idx, :T],
@@ -187,6 +265,9 @@ class Pipeline:
     def save(self, directory: str | Path) -> None:
         """Write the model folder atomically (see the module docstring); replaces an older saved model."""
 
+        if self.mode.partition("+")[0] not in ("fp32", "fp32-onednn"):
+            raise ValueError(f"this pipeline runs in {self.mode}: save the fp32 model (load it without --precision)")
+
         def write(folder: Path) -> None:
             from safetensors.torch import save_file
 
@@ -199,15 +280,53 @@ class Pipeline:
         write_folder_atomically(Path(directory), write, replaceable=is_classifier_dir)
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> "Pipeline":
-        """The model in ``path``, or where ``runs.resolve_model`` finds one when None; errors say what is wrong."""
+    def load(cls, path: str | Path | None = None, **speed: Any) -> "Pipeline":
+        """The model in ``path``, or where ``runs.resolve_model`` finds one when None; errors say what is wrong.
+
+        Keyword arguments (``precision``, ``compile``, ``validation``, ``log``) go to ``prepare``.
+        """
         from .runs import resolve_model
 
-        return cls.from_folder(resolve_model(path))
+        if speed.pop("backend", "torch") == "onnxruntime":
+            if speed.get("compile"):
+                raise ValueError("--compile applies to the torch backend, not onnxruntime")
+            return cls.from_onnx(path, precision=speed.get("precision", "fp32"))
+        return cls.from_folder(resolve_model(path), **speed)
 
     @classmethod
-    def from_folder(cls, directory: str | Path) -> "Pipeline":
-        """Load a folder written by ``save``, checking every tensor's name and shape."""
+    def from_onnx(cls, directory: str | Path | None, *, precision: str = "fp32") -> "Pipeline":
+        """A folder written by ``mealwatch export --format onnx``, run by ONNX Runtime (fp32 or int8 graph)."""
+        from .export.onnx import is_onnx_dir
+        from .export.onnx_runtime import OnnxClassifier
+
+        if directory is None or not is_onnx_dir(directory):
+            raise CheckpointError(f"--backend onnxruntime needs --model FOLDER written by `mealwatch export --format "
+                                  f"onnx` (with model.onnx and config.json); got {directory}")  # fmt: skip
+        if precision not in ("fp32", "int8"):
+            raise ValueError(f"the onnxruntime backend runs --precision fp32 or int8, not {precision}")
+        folder = Path(directory)
+        model = OnnxClassifier(folder, read_config(folder), precision)
+        pipeline = cls(model, Tokenizer.from_pretrained(folder), folder, mode=f"onnxruntime-{precision}")  # type: ignore[arg-type]
+        pipeline._prepared = True
+        return pipeline
+
+    @classmethod
+    def from_folder(
+        cls,
+        directory: str | Path,
+        *,
+        precision: str = "fp32",
+        compile: bool = False,
+        validation: "Dataset | str | Path | None" = None,
+        log: Callable[[str], None] | None = None,
+    ) -> "Pipeline":
+        """Load a folder written by ``save``, checking every tensor's name and shape, then ``prepare`` it."""
+        pipeline = cls._read_folder(Path(directory))
+        pipeline.prepare(precision, compile=compile, validation=validation, log=log)
+        return pipeline
+
+    @classmethod
+    def _read_folder(cls, directory: Path) -> "Pipeline":
         from safetensors import SafetensorError
         from safetensors.torch import load_file
 

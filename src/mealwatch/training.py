@@ -26,6 +26,7 @@ from .evaluation import evaluate_pipeline
 from .pipeline import Pipeline
 from .adapt.recipe import read_adaptation
 from .adapt.vocabulary import freeze_pretrained_rows
+from .memory import MemoryReleaser
 from .review import ReviewPolicy, choose_margin
 from .transformer.precision import cpu_has_bf16
 from .tokenizer import Tokenizer
@@ -255,6 +256,7 @@ def _train(
 
     history: list[dict[str, Any]] = []
     best_f1, best_epoch, best_state, best_thresholds = -1.0, 0, None, None
+    releaser = MemoryReleaser()
     for epoch in range(1, args.epochs + 1):
         model.train()
         total, seen = 0.0, 0
@@ -274,6 +276,7 @@ def _train(
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
             optimizer.step()
             scheduler.step()
+            releaser.step()
             total, seen = total + loss.item() * len(idx), seen + len(idx)
             bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
         f1, thresholds = validation_scores(pipeline, list(validation_set.texts), validation_targets)

@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from ..embeddings import embed_texts
+from ..memory import MemoryReleaser
 from ..tokenizer import Tokenizer
 from ..transformer.precision import cpu_has_bf16
 from ..transformer import Encoder, mean_pool
@@ -65,7 +66,7 @@ def distill(
                                   weight_decay=0.0)  # fmt: skip
     steps = epochs * math.ceil(len(rows) / batch_size)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1 - step / steps))
-    losses = []
+    losses, releaser = [], MemoryReleaser()
     try:
         for epoch in range(epochs):
             total = 0.0
@@ -80,6 +81,7 @@ def distill(
                 loss.backward()
                 optimizer.step()
                 scheduler.step()
+                releaser.step()
                 total += loss.item() * len(idx)
             losses.append(total / len(rows))
             if progress:

@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from ..memory import MemoryReleaser
 from ..tokenizer import Tokenizer
 from ..transformer.precision import cpu_has_bf16
 from ..transformer import Encoder
@@ -104,7 +105,7 @@ def continue_pretraining(
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1 - step / steps))
     hook = freeze_pretrained_rows(encoder.embeddings.word, frozen_rows) if frozen_rows else None
     encoder.train()
-    losses = []
+    losses, releaser = [], MemoryReleaser()
     for epoch in range(epochs):
         total, count = 0.0, 0
         for idx in torch.randperm(len(texts), generator=generator).split(batch_size):
@@ -129,6 +130,7 @@ def continue_pretraining(
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimizer.step()
             scheduler.step()
+            releaser.step()
             total, count = total + loss.item() * int(picked.sum()), count + int(picked.sum())
         losses.append(total / max(count, 1))
         if progress:

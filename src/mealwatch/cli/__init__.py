@@ -10,9 +10,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
 #: sub-command modules, in the order ``--help`` lists them
-COMMANDS = ["embed", "adapt", "train", "evaluate", "predict", "compare", "attention", "explain", "serve"]
+COMMANDS = ["embed", "adapt", "train", "evaluate", "predict", "compare", "attention", "explain", "serve", "export",
+            "export_training"]  # fmt: skip
+
+#: ``--precision`` values (mealwatch.inference.PRECISION_CHOICES, kept here so ``--help`` does not import torch)
+PRECISION_CHOICES = ("auto", "fp32", "bf16", "int8")
 
 
 class UserError(Exception):
@@ -35,6 +40,42 @@ def texts_from_args(args: argparse.Namespace) -> list[str]:
     from mealwatch.textfile import read_texts
 
     return read_texts(args.input, args.text_column)
+
+
+def add_speed_arguments(p: argparse.ArgumentParser, auto: bool = True) -> None:
+    """``--precision`` and ``--compile`` (and ``--validation`` for ``auto``) on a command that runs a model."""
+    choices = PRECISION_CHOICES if auto else PRECISION_CHOICES[1:]
+    p.add_argument(
+        "--precision",
+        choices=choices,
+        default="fp32",
+        help="numbers the encoder multiplies in: fp32 (default), bf16, int8 (per-channel weights), "
+        + (
+            "or auto: the fastest on this machine whose decisions agree with fp32's on the validation split "
+            "(measured once, then stored)"
+            if auto
+            else ""
+        ),  # fmt: skip
+    )
+    p.add_argument(
+        "--compile",
+        action="store_true",
+        help="compile the encoder with torch.compile (slower start; falls back to eager with a warning if "
+        "compiling fails; with --precision auto, used only if it pays)",
+    )
+    if auto:
+        p.add_argument("--validation", type=Path, help="labelled file --precision auto checks decisions on "
+                       "(default: the bundled validation split, for models with the complaint labels)")  # fmt: skip
+
+
+def speed_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of ``Pipeline.load``/``from_folder`` for ``add_speed_arguments``'s flags."""
+    return {
+        "precision": args.precision,
+        "compile": args.compile,
+        "validation": getattr(args, "validation", None),
+        "log": lambda message: print(message, file=sys.stderr),
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pooling", choices=["mean", "cls"], default="mean", help="mean of tokens (default) or [CLS]")
     p.add_argument("--normalize", action="store_true", help="scale every vector to unit length")
     p.add_argument("--batch-size", type=int, default=64)
+    from mealwatch.cli import add_speed_arguments
+
+    add_speed_arguments(p, auto=False)  # auto checks label decisions, which an encoder alone does not make
     p.set_defaults(func=run)
 
 
@@ -42,8 +45,12 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.atomic import write_text_atomically
     from mealwatch.embeddings import embed_texts
 
+    from mealwatch.inference.modes import build, fixed_mode
+
     encoder, tokenizer = Encoder.from_pretrained(args.model), Tokenizer.from_pretrained(args.model)
-    vectors = embed_texts(encoder, tokenizer, texts, args.pooling, args.batch_size, args.normalize)
+    built = build(encoder, fixed_mode(args.precision, args.compile))
+    vectors = embed_texts(built.model, tokenizer, texts, args.pooling, args.batch_size, args.normalize,
+                          forward=built.forward)  # fmt: skip
     if args.output and args.output.suffix.lower() == ".npy":
         np.save(args.output, vectors)
     else:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from mealwatch.cli import add_speed_arguments
+
     p = sub.add_parser(
         "evaluate",
         help="precision, recall and F1 of a trained model on a labelled file",
@@ -16,21 +18,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)"
     )
-    p.add_argument("--data", type=Path, required=True, help="a labelled .csv or .jsonl file")
+    p.add_argument("--data", type=Path, help="a labelled .csv or .jsonl file")
+    p.add_argument(
+        "--db",
+        help="instead of --data: the corrected complaints of a complaint log (SQLite file or "
+        "PostgreSQL URL), reported per label and per month of arrival, so that drift shows",
+    )
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
     p.add_argument("--labels-column", default="labels", help="column/field holding the labels (default: labels)")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
+    add_speed_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from mealwatch.cli import UserError
     from mealwatch.data import read_dataset
     from mealwatch.evaluation import evaluate_pipeline, format_report
+    from mealwatch.cli import speed_options
     from mealwatch.pipeline import Pipeline
     from mealwatch.runs import resolve_model
 
+    if (args.data is None) == (args.db is None):
+        raise UserError("give either --data FILE or --db LOG (not both, not neither)")
     folder = resolve_model(args.model)
-    pipeline = Pipeline.from_folder(folder)
+    pipeline = Pipeline.from_folder(folder, **speed_options(args))
+    if args.db is not None:
+        return evaluate_log(args, folder, pipeline)
     dataset = read_dataset(
         args.data, text_column=args.text_column, labels_column=args.labels_column,
         label_set=pipeline.labels, multi_label=pipeline.multi_label,
@@ -41,4 +55,40 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"Model {folder} on {args.data}:\n")
         print(format_report(report))
+    return 0
+
+
+def evaluate_log(args: argparse.Namespace, folder, pipeline) -> int:
+    """The model on the corrected complaints of a log: the usual report, then macro-F1 per month of arrival."""
+    from mealwatch.cli import UserError
+    from mealwatch.corrections import corrected_complaints
+    from mealwatch.data import Dataset, Example
+    from mealwatch.decisions import as_targets
+    from mealwatch.evaluation import evaluate_predictions, format_report, slice_scores
+    from mealwatch.log import redact
+
+    if "://" not in args.db and not Path(args.db).is_file():
+        raise UserError(f"--db {args.db}: no such file; pass the complaint log `mealwatch serve --db` uses")
+    corrected = corrected_complaints(args.db)
+    unknown = sorted({label for c in corrected for label in c.labels} - set(pipeline.labels))
+    if unknown:
+        raise UserError(f"{redact(args.db)}: corrected labels {', '.join(unknown)} are not the model's labels")
+    if not corrected:
+        raise UserError(f"{redact(args.db)} holds no corrected complaints: correct labels on the page first")
+    order = pipeline.labels.index
+    examples = [Example(c.text, tuple(sorted(c.labels, key=order)), 0) for c in corrected]
+    dataset = Dataset.from_examples(examples, pipeline.labels, pipeline.multi_label)
+    decided = as_targets(pipeline.decide(pipeline.probabilities(dataset.texts)), pipeline.multi_label)
+    truth = dataset.targets()
+    report = evaluate_predictions(truth, decided, pipeline.labels, pipeline.multi_label, scripts=dataset.scripts())
+    months = slice_scores(truth, decided, [c.month for c in corrected])
+    if args.json:
+        print(json.dumps({"model": str(folder), "db": redact(args.db), **report.to_dict(), "by_month": months}))
+        return 0
+    print(f"Model {folder} on the {len(corrected)} corrected complaints of {redact(args.db)}:\n")
+    print(format_report(report))
+    print("\nBy month of arrival (UTC):")
+    print(f"  {'month':8} {'n':>6} {'macro-F1':>9} {'micro-F1':>9}")
+    for month, scores in sorted(months.items()):
+        print(f"  {month:8} {int(scores['n']):>6} {scores['macro_f1']:>9.3f} {scores['micro_f1']:>9.3f}")
     return 0

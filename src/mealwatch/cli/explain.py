@@ -10,6 +10,8 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from mealwatch.cli import add_speed_arguments
+
     p = sub.add_parser(
         "explain",
         help="which words pushed a trained classifier toward (or against) its predicted labels",
@@ -25,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the explanation as one JSON object")
     p.add_argument("--html", type=Path, metavar="FILE", help="write the interactive page with the explanation")
     p.add_argument("--steps", type=int, default=50, help="integration steps (default 50; more is more exact)")
+    add_speed_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -38,9 +41,10 @@ def run(args: argparse.Namespace) -> int:
 
     from mealwatch.explain import explain, write_page
     from mealwatch.explain.terminal import print_explanation
+    from mealwatch.cli import speed_options
     from mealwatch.pipeline import Pipeline
 
-    pipeline = Pipeline.load(args.model)
+    pipeline = Pipeline.load(args.model, **speed_options(args))
     explanation = explain(pipeline, args.text, steps=args.steps)
     if args.html:
         write_page(args.html, pipeline.word_attention(args.text), explanation, model=pipeline.name)

@@ -16,6 +16,8 @@ FORMATS = ("jsonl", "csv")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from mealwatch.cli import add_speed_arguments
+
     p = sub.add_parser(
         "predict",
         help="sort complaints: labels, probabilities and urgency for texts or a CSV/JSONL/TXT file",
@@ -32,6 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", type=Path, help="write the predictions to this file (default: standard output)")
     p.add_argument("--format", choices=FORMATS, help="jsonl or csv (default: from --output's suffix, else jsonl)")
     p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--backend", choices=["torch", "onnxruntime"], default="torch",
+                   help="torch (default), or onnxruntime for a folder written by `mealwatch export --format onnx` "
+                   "(--precision fp32 or int8)")  # fmt: skip
+    add_speed_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -46,9 +52,12 @@ def run(args: argparse.Namespace) -> int:
     texts = texts_from_args(args)
 
     from mealwatch.atomic import write_text_atomically
+    from mealwatch.cli import speed_options
     from mealwatch.pipeline import Pipeline
 
-    pipeline = Pipeline.load(args.model)
+    if args.backend == "onnxruntime" and args.precision not in ("fp32", "int8"):
+        raise UserError("--backend onnxruntime runs --precision fp32 or int8")
+    pipeline = Pipeline.load(args.model, backend=args.backend, **speed_options(args))
     predictions = pipeline.predict(texts, batch_size=args.batch_size)
     cut = [i for i, p in enumerate(predictions, start=1) if p.truncated]
     if cut:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import socket
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +45,25 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(default: $MEALWATCH_HOME/complaints.db)",
     )
     p.add_argument("--max-batch", type=int, default=32, help="most texts run through the model at once (default: 32)")
+    p.add_argument(
+        "--timezone",
+        default="Asia/Kolkata",
+        help="the officers' time zone (an IANA name): the page "
+        "shows times in it, incident dates without an offset are read in it (default: Asia/Kolkata)",
+    )
+    p.add_argument(
+        "--alert-rules",
+        type=Path,
+        help="a TOML or JSON file of outbreak alert rules, replacing the defaults (see docs/serve.md)",
+    )
+    p.add_argument(
+        "--alert-url",
+        help="POST each raised or extended alert as JSON to this http(s) URL "
+        "(retried with back-off, never delaying a save)",
+    )
+    from mealwatch.cli import add_speed_arguments
+
+    add_speed_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -83,35 +103,6 @@ def check_remote(host: str, reason: str | None, trusted_hosts: list[str]) -> lis
     return names
 
 
-#: allocations from this size up get their own pages from the system, handed back when freed (glibc's M_MMAP_THRESHOLD)
-MMAP_THRESHOLD = 128 * 1024
-#: heaps glibc may keep for the server's many request threads (its default is 8 per core), each fragmenting alone
-MALLOC_ARENAS = 2
-
-
-def hand_back_freed_memory() -> bool:
-    """Make glibc give a freed tensor's memory back to the system; True when set.
-
-    glibc raises its mmap threshold each time a large block is freed, so that after a few requests the
-    model's activations come from the heap, where freed space of varied sizes (texts of every length,
-    batches of every size) fragments and the server's memory keeps climbing under load. A fixed
-    threshold keeps each large block its own mapping, returned whole when freed, and few arenas keep the
-    request threads' small allocations from spreading over many heaps. Not glibc: nothing to do.
-    """
-    import ctypes
-    import ctypes.util
-    import sys
-
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        arenas = libc.mallopt(-8, MALLOC_ARENAS)  # -8: M_ARENA_MAX
-        return bool(libc.mallopt(-3, MMAP_THRESHOLD)) and bool(arenas)  # -3: M_MMAP_THRESHOLD
-    except (OSError, AttributeError):
-        return False
-
-
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
@@ -120,7 +111,25 @@ def run(args: argparse.Namespace) -> int:
     if args.max_batch < 1:
         raise UserError("--max-batch must be at least 1")
     trusted = check_remote(args.host, args.allow_remote, args.trusted_host)
+    from mealwatch.alerts import AlertRuleError, check_url, load_rules
+
+    try:
+        rules = load_rules(args.alert_rules) if args.alert_rules is not None else None
+        if args.alert_url:
+            check_url(args.alert_url)
+    except (AlertRuleError, ValueError) as e:
+        raise UserError(f"--alert-rules/--alert-url: {e}") from None
+    try:
+        from zoneinfo import ZoneInfo
+
+        ZoneInfo(args.timezone)
+    except (ValueError, KeyError, OSError):
+        raise UserError(
+            f"--timezone {args.timezone!r}: unknown; give an IANA name such as Asia/Kolkata or UTC"
+        ) from None
     check_port_free(args.host, args.port)
+
+    from mealwatch.memory import hand_back_freed_memory
 
     hand_back_freed_memory()
     import uvicorn
@@ -133,9 +142,12 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.runs import default_log_path
 
     args.db = args.db or str(default_log_path())
-    app = create_app(model_dir, args.db, max_batch=args.max_batch, trusted_hosts=trusted)
+    from mealwatch.cli import speed_options
+
+    app = create_app(model_dir, args.db, max_batch=args.max_batch, speed=speed_options(args), timezone=args.timezone,
+                     alert_rules=rules, alert_url=args.alert_url, trusted_hosts=trusted)  # fmt: skip
     service = app.state.service
-    print(f"model: {model_dir} (version {service.predictor.version})")
+    print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")
     print(
         f"complaint log: {redact(args.db)} ({service.store.count()} complaints, "
         f"schema version {service.store.schema_version})"
@@ -146,6 +158,11 @@ def run(args: argparse.Namespace) -> int:
             f"WARNING: listening on {args.host} without accounts ({args.allow_remote}); anyone who reaches "
             f"port {args.port} can read and change the complaint log; answering to: {', '.join(trusted)}"
         )
+    rules_shown = ", ".join(r.name for r in service.alerts.rules)
+    print(
+        f"alert rules: {rules_shown}; times shown in {args.timezone}"
+        + (f"; webhook {args.alert_url}" if args.alert_url else "")
+    )
     print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument(
+        "--patience", type=int, help="stop after this many epochs without a better validation macro-F1 (default: 3)"
+    )
     p.add_argument("--batch-size", type=int, help="texts per step (default: 16)")
     p.add_argument("--lr", type=float, help="encoder learning rate (default: 2e-4)")
     p.add_argument("--pooling", choices=["mean", "cls"], default="mean",
@@ -50,6 +53,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--parallel", type=Path, help="a CSV of parallel renderings (english,labels,devanagari,romanised) "
                    "of training complaints, added to the training split and used to adapt the encoder "
                    "(default: the bundled parallel.csv when training on the bundled complaints)")  # fmt: skip
+    p.add_argument(
+        "--add",
+        metavar="DB_OR_FILE",
+        help="fold officers' corrections into the training split: a "
+        "complaint log (its corrected complaints) or a text,labels file from `mealwatch export-training`; "
+        "de-duplicated against the training data, a correction's labels win for an exact duplicate",
+    )
     p.add_argument("--max-length", type=int, help="tokens per text (default: 128)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -76,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.training import TrainingArguments
 
     chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr,
-              "max_length": args.max_length, "threads": args.threads}  # fmt: skip
+              "max_length": args.max_length, "threads": args.threads, "patience": args.patience}  # fmt: skip
     training_args = TrainingArguments(
         seed=args.seed, pooling=args.pooling, encoder_path=None if args.encoder is None else str(args.encoder),
         **{k: v for k, v in chosen.items() if v is not None},
@@ -89,6 +99,15 @@ def run(args: argparse.Namespace) -> int:
         splits = load_training_data(args.data, args.validation, args.test, **read_kwargs)
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
+    if args.add is not None:
+        from mealwatch.corrections import fold_in, read_additions
+
+        train = splits["train"]
+        folded = fold_in(splits, read_additions(args.add, train.label_set, train.multi_label))
+        splits["train"] = folded.train
+        print(f"Corrections from {args.add}: {folded.summary()}.", flush=True)
+        for note in folded.notes:
+            print(f"  skipped: {note}", file=sys.stderr)
     from mealwatch.data import read_parallel
 
     parallel = read_parallel(args.parallel) if args.parallel else None  # None: the bundled renderings, if bundled

@@ -13,9 +13,11 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from .alert_store import ALERT_STATUSES, AlertDraft, AlertOutcome
 from .base import (
     STATUSES,
     TRANSITIONS,
+    ComplaintChange,
     ComplaintLog,
     Filters,
     NewComplaint,
@@ -24,6 +26,8 @@ from .base import (
     StoreError,
     TransitionError,
     day_range,
+    effective_labels,
+    from_stored_time,
     redact,
     to_stored_time,
     utc_now,
@@ -65,7 +69,11 @@ def open_log(db: str | Path) -> ComplaintLog:
 
 
 __all__ = [
+    "ALERT_STATUSES",
+    "AlertDraft",
+    "AlertOutcome",
     "BACKENDS",
+    "ComplaintChange",
     "ComplaintLog",
     "Filters",
     "NewComplaint",
@@ -77,6 +85,8 @@ __all__ = [
     "TRANSITIONS",
     "TransitionError",
     "day_range",
+    "effective_labels",
+    "from_stored_time",
     "open_log",
     "redact",
     "to_stored_time",

@@ -15,10 +15,14 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from ..labels import urgency_rank
+from ..records import block_group, fold, school_group
 
 STATUSES = ("new", "in_progress", "resolved")
 #: status -> the statuses it may move to
@@ -39,7 +43,7 @@ class TransitionError(ValueError):
 
 @dataclass
 class NewComplaint:
-    """What is saved for one complaint."""
+    """What is saved for one complaint: its text, the model's prediction, and its record (all optional)."""
 
     text: str
     labels: list[str]
@@ -48,19 +52,44 @@ class NewComplaint:
     model_version: str
     school: str | None = None
     review_reasons: list[str] = field(default_factory=list)  # why a person should check the labels
+    udise: str | None = None
+    district: str | None = None
+    block: str | None = None
+    incident_at: datetime | None = None  # when it happened (aware); alerts fall back to the arrival time
+    channel: str | None = None
+    reporter_phone: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)  # fields mealwatch has no column for, kept whole
+    certainty: float | None = None  # how far the prediction is from its nearest decision threshold (0: a coin toss)
 
 
 @dataclass
 class Filters:
     """Which complaints to list; every field left None matches everything."""
 
-    label: str | None = None
+    label: str | None = None  # the complaint's labels: the corrected ones where an officer set them
     urgency: str | None = None
-    school: str | None = None
+    school: str | None = None  # part of the school's name, any case
     status: str | None = None
     needs_review: bool | None = None
     since: datetime | None = None  # created at or after (UTC)
     until: datetime | None = None  # created before (UTC)
+    district: str | None = None  # exact, any case
+    block: str | None = None  # exact, any case
+    channel: str | None = None
+    udise: str | None = None
+    corrected: bool | None = None  # only complaints whose labels an officer set (True) or did not (False)
+    assignee: str | None = None  # exact, any case
+
+
+@dataclass
+class ComplaintChange:
+    """Changes to one complaint, applied together; None leaves a field as it is, "" clears assignee or notes."""
+
+    status: str | None = None
+    labels: list[str] | None = None  # the true labels (a correction), stored beside the predicted ones
+    urgency: str | None = None  # the urgency of the corrected labels (needed with ``labels``)
+    assignee: str | None = None
+    notes: str | None = None
 
 
 @dataclass
@@ -93,9 +122,15 @@ def utc_now() -> str:
 
 
 def to_stored_time(moment: datetime) -> str:
+    """A time as stored (UTC, ``...Z``); a naive one is taken as UTC."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return moment.isoformat(timespec="microseconds") + "Z"  # strftime's %Y drops a year's leading zeros
+
+
+def from_stored_time(text: str) -> datetime:
+    """A stored time as an aware UTC datetime."""
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
 
 
 def day_range(since: date, until: date) -> list[str]:
@@ -126,11 +161,44 @@ def redact(db: object) -> str:
 # --- the interface ---------------------------------------------------------------------------------
 
 
+class Tx(ABC):
+    """One database transaction (or, for reads, one consistent view) as the shared methods below use it.
+
+    SQL is written with ``?`` placeholders; a backend translates them. Rows come back as dicts.
+    """
+
+    #: appended to a SELECT that must lock its rows until the transaction ends ("" where the write lock covers it)
+    for_update: str = ""
+
+    @abstractmethod
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        rows = self.all(sql, params)
+        return rows[0] if rows else None
+
+    @abstractmethod
+    def run(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+
+    @abstractmethod
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    @abstractmethod
+    def lock(self, key: str) -> None:
+        """Hold a lock named ``key`` until the transaction ends (writers of the same key take turns)."""
+
+
 class ComplaintLog(ABC):
-    """The complaint log: safe to share between threads; every write is one transaction, committed on return."""
+    """The complaint log: safe to share between threads; every write is one transaction, committed on return.
+
+    A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
+    other method is written once, here, on top of ``Tx``.
+    """
 
     #: the schema version the log was opened at (after migration: ``migrations.SCHEMA_VERSION``)
     schema_version: int
+    #: the current time as stored (``utc_now``); a test or a replay may replace it
+    clock: Callable[[], str] = staticmethod(utc_now)
 
     @abstractmethod
     def close(self) -> None:
@@ -140,15 +208,19 @@ class ComplaintLog(ABC):
         """Save one complaint; returns its id."""
         return self.add_many([complaint])[0]
 
-    @abstractmethod
     def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
         """Save complaints in one transaction (all or none); returns their ids in order."""
+        if not complaints:
+            return []
+        with self._write() as tx:
+            return self._insert(tx, complaints, self.clock())
 
-    @abstractmethod
     def saved_answer(self, key: str) -> SavedAnswer | None:
         """The stored answer of the saving request that carried idempotency ``key``, or None (none, or forgotten)."""
+        with self._read() as tx:
+            row = tx.one(SAVED_ANSWER, (key, forgotten_before(self.clock())))
+        return decode_saved(row, replayed=True) if row else None
 
-    @abstractmethod
     def add_many_once(
         self,
         key: str,
@@ -159,46 +231,223 @@ class ComplaintLog(ABC):
         """Save complaints and ``answer(ids)`` (body, media type) under ``key`` in one transaction — unless ``key``
         was saved already (by a retry racing this one, too): then nothing is saved and the stored answer returned,
         ``replayed`` True. Keys older than ``IDEMPOTENCY_HOURS`` are forgotten."""
+        now = self.clock()
+        cutoff = forgotten_before(now)
+        with self._write() as tx:
+            tx.lock(f"idempotency-key {key}")  # a retry racing this request waits here, then finds the key taken
+            tx.run("DELETE FROM saved_requests WHERE created_at < ?", (cutoff,))
+            row = tx.one(SAVED_ANSWER, (key, cutoff))
+            if row is not None:
+                return decode_saved(row, replayed=True)
+            ids = self._insert(tx, complaints, now)
+            body, media_type = answer(ids)
+            tx.run(
+                "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key, fingerprint, body, media_type, json.dumps(ids), now),
+            )
+        return SavedAnswer(fingerprint, body, media_type, ids)
 
     @abstractmethod
+    def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
+        """Insert new complaints (and their label rows) within ``tx``, created at ``now``; their ids in order."""
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Tx]:
+        """A consistent read-only view."""
+
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Tx]:
+        """A write transaction, committed when the block ends without an exception."""
+
+    # --- one complaint ---------------------------------------------------------------------------
+
     def get(self, complaint_id: int) -> dict[str, Any] | None:
         """One complaint with its status ``history``, or None when there is no such id."""
+        if not storable_id(complaint_id):
+            return None
+        with self._read() as tx:
+            return _get(tx, complaint_id)
 
-    @abstractmethod
-    def set_status(self, complaint_id: int, status: str) -> dict[str, Any] | None:
+    def set_status(self, complaint_id: int, status: str, by: str | None = None) -> dict[str, Any] | None:
         """Move a complaint to ``status``; None for an unknown id, TransitionError when not allowed."""
+        return self.update(complaint_id, ComplaintChange(status=status), by)
 
-    @abstractmethod
-    def list(self, filters: Filters | None = None, limit: int | None = 50, offset: int = 0) -> Page:
-        """Complaints matching ``filters`` (needing review first, then most urgent, then newest) and their total."""
+    def update(self, complaint_id: int, change: ComplaintChange, by: str | None = None) -> dict[str, Any] | None:
+        """Apply ``change`` in one transaction, each changed field recorded in the history with ``by`` and the time.
 
-    @abstractmethod
+        None for an unknown id; TransitionError (nothing changed) when a status move is not allowed.
+        A correction stores the labels beside the predicted ones, makes them the complaint's labels for
+        filters and counts, sets its urgency, and takes it off the review queue (a person has checked it).
+        """
+        if change.status is not None:
+            check_status(change.status)
+        if change.labels is not None and change.urgency is None:
+            raise ValueError("a correction needs the urgency of its labels")
+        if not storable_id(complaint_id):
+            return None
+        now = self.clock()
+        with self._write() as tx:
+            row = tx.one(f"SELECT {COLUMNS} FROM complaints WHERE id = ?{tx.for_update}", (complaint_id,))
+            if row is None:
+                return None
+            old = decode_row(row)
+            changes: list[tuple[str, Any, Any]] = []
+            if change.status is not None:  # the same status again is no move: refused like any other
+                check_move(complaint_id, old["status"], change.status)
+                tx.run("UPDATE complaints SET status = ?, status_changed_at = ? WHERE id = ?",
+                       (change.status, now, complaint_id))  # fmt: skip
+                changes.append(("status", old["status"], change.status))
+            if change.labels is not None:
+                labels = list(dict.fromkeys(change.labels))
+                before = old["corrected_labels"] if old["corrected_labels"] is not None else old["labels"]
+                tx.run(
+                    "UPDATE complaints SET corrected_labels = ?, corrected_by = ?, corrected_at = ?, urgency = ?,"
+                    " urgency_rank = ?, needs_review = ? WHERE id = ?",
+                    (json.dumps(labels), by, now, change.urgency, urgency_rank(change.urgency), False, complaint_id),
+                )
+                tx.run("DELETE FROM complaint_labels WHERE complaint_id = ?", (complaint_id,))
+                tx.many("INSERT INTO complaint_labels (complaint_id, label) VALUES (?, ?)",
+                        [(complaint_id, label) for label in labels])  # fmt: skip
+                changes.append(("labels", before, labels))
+            for name in ("assignee", "notes"):
+                value = getattr(change, name)
+                if value is not None and (value or None) != old[name]:
+                    tx.run(f"UPDATE complaints SET {name} = ? WHERE id = ?", (value or None, complaint_id))
+                    changes.append((name, old[name], value or None))
+            tx.many(
+                "INSERT INTO complaint_changes (complaint_id, field, old_value, new_value, changed_by, changed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(complaint_id, f, _change_text(f, a), _change_text(f, b), by, now) for f, a, b in changes],
+            )
+            return _get(tx, complaint_id)
+
+    def changes(self, complaint_id: int) -> list[dict[str, Any]] | None:
+        """Every change of a complaint's status, labels, assignee and notes, oldest first: ``field, old, new, by,
+        at``; None when there is no such complaint."""
+        if not storable_id(complaint_id):
+            return None
+        with self._read() as tx:
+            if tx.one("SELECT id FROM complaints WHERE id = ?", (complaint_id,)) is None:
+                return None
+            rows = tx.all(
+                "SELECT field, old_value, new_value, changed_by, changed_at FROM complaint_changes"
+                " WHERE complaint_id = ? ORDER BY id",
+                (complaint_id,),
+            )
+        return [
+            {"field": r["field"], "old": _change_value(r["field"], r["old_value"]),
+             "new": _change_value(r["field"], r["new_value"]), "by": r["changed_by"], "at": r["changed_at"]}
+            for r in rows
+        ]  # fmt: skip
+
+    # --- many complaints -------------------------------------------------------------------------
+
+    def list(
+        self, filters: Filters | None = None, limit: int | None = 50, offset: int = 0, order: str = "queue"
+    ) -> Page:
+        """Complaints matching ``filters`` and their total, in ``order``: ``queue`` (needing review first, then
+        most urgent, then newest) or ``review`` (needing review first, then the least certain)."""
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+        where, params = where_clause(filters or Filters())
+        with self._read() as tx:
+            total = tx.one(f"SELECT count(*) AS n FROM complaints{where}", params)["n"]
+            rows = tx.all(f"SELECT {COLUMNS} FROM complaints{where}{ORDERS[order]}{page_clause(limit, offset)}", params)
+        return Page(total=int(total), items=[decode_row(r) for r in rows])
+
     def labels(self) -> set[str]:
         """Every label some saved complaint carries."""
+        with self._read() as tx:
+            return {r["label"] for r in tx.all("SELECT DISTINCT label FROM complaint_labels")}
 
-    @abstractmethod
     def count(self) -> int:
         """How many complaints the log holds."""
+        with self._read() as tx:
+            return int(tx.one("SELECT count(*) AS n FROM complaints")["n"])
 
-    @abstractmethod
     def daily_label_counts(self, filters: Filters | None = None) -> dict[str, dict[str, int]]:
         """day (UTC, YYYY-MM-DD) -> label -> number of complaints that day carrying the label."""
+        where, params = where_clause(filters or Filters())
+        with self._read() as tx:
+            rows = tx.all(DAILY_COUNTS.format(where=where), params)
+        counts: dict[str, dict[str, int]] = {}
+        for r in rows:
+            counts.setdefault(r["day"], {})[r["label"]] = int(r["n"])
+        return counts
+
+    def nearby(self, group: str, key: str, since: datetime, until: datetime) -> list[dict[str, Any]]:
+        """Complaints of one school (``group`` "school") or block ("block") whose incident time (else arrival
+        time) is in [since, until], oldest first, with their labels as corrected where they were."""
+        column = {"school": "school_group", "block": "block_group"}[group]
+        with self._read() as tx:
+            rows = tx.all(
+                f"SELECT {COLUMNS} FROM complaints WHERE {column} = ? AND event_at >= ? AND event_at <= ?"
+                " ORDER BY event_at, id",
+                (key, to_stored_time(since), to_stored_time(until)),
+            )
+        return [decode_row(r) for r in rows]
+
+    # --- alerts (log/alert_store.py) -------------------------------------------------------------
+
+    def record_alert(self, draft: "AlertDraft", window: timedelta) -> "AlertOutcome":
+        """Raise the alert ``draft`` describes, or extend the open alert of its rule and place that it overlaps
+        (within ``window``), in one transaction; concurrent saves of one place take turns."""
+        from .alert_store import record_alert
+
+        with self._write() as tx:
+            return record_alert(tx, draft, window, self.clock())
+
+    def list_alerts(self, status: str | None = None, limit: int | None = 100, offset: int = 0) -> Page:
+        """Alerts, open ones first, then the most recent."""
+        from .alert_store import list_alerts
+
+        with self._read() as tx:
+            return list_alerts(tx, status, limit, offset)
+
+    def get_alert(self, alert_id: int) -> dict[str, Any] | None:
+        from .alert_store import get_alert
+
+        if not storable_id(alert_id):
+            return None
+        with self._read() as tx:
+            return get_alert(tx, alert_id)
+
+    def acknowledge_alert(self, alert_id: int, by: str | None = None) -> dict[str, Any] | None:
+        """Mark an alert acknowledged (again: unchanged); None when there is no such alert."""
+        from .alert_store import acknowledge_alert
+
+        if not storable_id(alert_id):
+            return None
+        with self._write() as tx:
+            return acknowledge_alert(tx, alert_id, by, self.clock())
 
 
 # --- shared by the SQL backends --------------------------------------------------------------------
 
 #: the columns a complaint is read with, in the order of the dicts returned
 COLUMNS = (
-    "id, text, school, labels, probabilities, urgency, model_version, created_at, status, status_changed_at,"
-    " needs_review, review"
+    "id, text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
+    " urgency, model_version, created_at, status, status_changed_at, needs_review, review, corrected_labels,"
+    " corrected_by, corrected_at, assignee, notes, certainty"
+)
+#: the columns a new complaint is written with (``insert_row`` gives its values in this order)
+INSERT_COLUMNS = (
+    "text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
+    " urgency, urgency_rank, model_version, created_at, status, status_changed_at, review, needs_review, certainty,"
+    " school_key, district_key, block_key, school_group, block_group, event_at"
 )
 #: the queue: complaints needing review first, then most urgent, then newest
 QUEUE_ORDER = " ORDER BY needs_review DESC, urgency_rank, created_at DESC, id DESC"
+#: the review queue: complaints needing review first, then the least certain (unknown certainty last)
+REVIEW_ORDER = " ORDER BY needs_review DESC, COALESCE(certainty, 2.0), created_at DESC, id DESC"
+ORDERS = {"queue": QUEUE_ORDER, "review": REVIEW_ORDER}
 DAILY_COUNTS = (
     "SELECT substr(c.created_at, 1, 10) AS day, l.label AS label, count(*) AS n "
     "FROM complaint_labels l JOIN (SELECT id, created_at FROM complaints{where}) c ON c.id = l.complaint_id "
     "GROUP BY day, label ORDER BY day, label"
 )
+HISTORY_FIELDS = ("status", "labels", "assignee", "notes")
 
 
 def storable_id(complaint_id: int) -> bool:
@@ -220,25 +469,72 @@ def check_move(complaint_id: int, old: str, status: str) -> None:
         )
 
 
-def encode(c: NewComplaint) -> dict[str, Any]:
-    """The stored form of a new complaint's fields (JSON as text, exactly as every backend writes it)."""
-    return {
-        "labels": json.dumps(list(c.labels)),
-        "probabilities": json.dumps(c.probabilities),
-        "review": json.dumps(list(c.review_reasons), ensure_ascii=False),
-        "needs_review": bool(c.review_reasons),
-    }
+def insert_row(c: NewComplaint, now: str) -> tuple:
+    """A new complaint's values in ``INSERT_COLUMNS`` order (JSON as text, exactly as every backend writes it)."""
+    incident = to_stored_time(c.incident_at) if c.incident_at is not None else None
+    return (
+        c.text, c.school, c.udise, c.district, c.block, incident, c.channel, c.reporter_phone,
+        json.dumps(c.extra, ensure_ascii=False), json.dumps(list(c.labels)), json.dumps(c.probabilities), c.urgency,
+        urgency_rank(c.urgency), c.model_version, now, "new", now,
+        json.dumps(list(c.review_reasons), ensure_ascii=False), bool(c.review_reasons), c.certainty,
+        fold(c.school) if c.school else None, fold(c.district) if c.district else None,
+        fold(c.block) if c.block else None, school_group(c.school, c.udise, c.district),
+        block_group(c.district, c.block), incident or now,
+    )  # fmt: skip
+
+
+def insert_sql(mark: str = "?") -> str:
+    n = len(INSERT_COLUMNS.split(","))
+    return f"INSERT INTO complaints ({INSERT_COLUMNS}) VALUES ({', '.join([mark] * n)})"
 
 
 def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """A stored row (selected with ``COLUMNS``) as the service sees it."""
     d = dict(row)
     d["id"] = int(d["id"])
+    d["extra"] = json.loads(d["extra"])
     d["labels"] = json.loads(d["labels"])
     d["probabilities"] = json.loads(d["probabilities"])
     d["needs_review"] = bool(d["needs_review"])
     d["review_reasons"] = json.loads(d.pop("review"))
+    d["corrected_labels"] = json.loads(d["corrected_labels"]) if d["corrected_labels"] is not None else None
+    d["certainty"] = float(d["certainty"]) if d["certainty"] is not None else None
     return d
+
+
+def effective_labels(row: Mapping[str, Any]) -> list[str]:
+    """A complaint's labels as they stand: the corrected ones where an officer set them, else the predicted ones."""
+    return row["corrected_labels"] if row["corrected_labels"] is not None else row["labels"]
+
+
+def _get(tx: Tx, complaint_id: int) -> dict[str, Any] | None:
+    row = tx.one(f"SELECT {COLUMNS} FROM complaints WHERE id = ?", (complaint_id,))
+    if row is None:
+        return None
+    history = tx.all(
+        "SELECT old_value, new_value, changed_at FROM complaint_changes WHERE complaint_id = ? AND field = 'status'"
+        " ORDER BY id",
+        (complaint_id,),
+    )
+    d = decode_row(row)
+    d["history"] = [
+        {"old_status": h["old_value"], "new_status": h["new_value"], "changed_at": h["changed_at"]} for h in history
+    ]
+    return d
+
+
+def _change_text(name: str, value: Any) -> str | None:
+    return json.dumps(value, ensure_ascii=False) if name == "labels" and value is not None else value
+
+
+def _change_value(name: str, text: str | None) -> Any:
+    return json.loads(text) if name == "labels" and text is not None else text
+
+
+def like_pattern(text: str) -> str:
+    """A LIKE pattern matching ``text`` anywhere, with ``%``, ``_`` and the escape character itself escaped."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
@@ -247,11 +543,24 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
     if filters.label is not None:
         clauses.append(f"id IN (SELECT complaint_id FROM complaint_labels WHERE label = {mark})")
         params.append(filters.label)
-    for column in ("urgency", "school", "status"):
+    for column in ("urgency", "status", "channel", "udise"):
         value = getattr(filters, column)
         if value is not None:
             clauses.append(f"{column} = {mark}")
             params.append(value)
+    if filters.school is not None:
+        clauses.append(f"school_key LIKE {mark} ESCAPE '\\'")
+        params.append(like_pattern(fold(filters.school)))
+    for column in ("district", "block"):
+        value = getattr(filters, column)
+        if value is not None:
+            clauses.append(f"{column}_key = {mark}")
+            params.append(fold(value))
+    if filters.assignee is not None:
+        clauses.append(f"assignee IS NOT NULL AND lower(assignee) = lower({mark})")
+        params.append(filters.assignee.strip())
+    if filters.corrected is not None:
+        clauses.append("corrected_labels IS NOT NULL" if filters.corrected else "corrected_labels IS NULL")
     if filters.needs_review is not None:
         clauses.append(f"needs_review = {mark}")
         params.append(bool(filters.needs_review))
@@ -279,6 +588,10 @@ def decode_saved(row: Mapping[str, Any], replayed: bool) -> SavedAnswer:
     return SavedAnswer(row["fingerprint"], row["answer"], row["media_type"], json.loads(row["complaint_ids"]), replayed)
 
 
-def forgotten_before() -> str:
-    """The stored time before which idempotency keys are forgotten."""
-    return to_stored_time(datetime.now(timezone.utc) - timedelta(hours=IDEMPOTENCY_HOURS))
+def forgotten_before(now: str) -> str:
+    """The stored time before which idempotency keys are forgotten, ``now`` being the log's clock."""
+    return to_stored_time(from_stored_time(now) - timedelta(hours=IDEMPOTENCY_HOURS))
+
+
+if TYPE_CHECKING:
+    from .alert_store import AlertDraft, AlertOutcome

@@ -3,7 +3,10 @@
   1: complaints (labels and probabilities as JSON text) and status_changes
   2: complaint_labels, one row per (complaint, label), for filtering and daily counts
   3: review reasons (JSON list) and needs_review on complaints; flagged complaints head the queue
-  4: reserved for issue 15's complaint records (district, block, dates; another branch): no change here
+  4: the complaint's record (UDISE code, district, block, incident time, channel, reporter phone, extra
+     fields as JSON), search and grouping keys, certainty; corrections beside the predicted labels, assignee
+     and notes; complaint_changes (every change of status, labels, assignee, notes: what, who, when; the
+     version-1 status_changes rows move there); alerts
   5: saved_requests: the answer to each saving request that carried an Idempotency-Key, replayed for a retry
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
@@ -22,6 +25,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from ..records import fold, school_group
 from .base import StoreError, utc_now
 
 SCHEMA_VERSION = 5
@@ -66,7 +70,61 @@ SQLITE_STEPS: dict[int, str] = {
     CREATE INDEX complaints_queue ON complaints (needs_review DESC, urgency_rank, created_at DESC);
     """,
     4: """
-    -- reserved for issue 15 (complaint records): the merge puts that step here
+    ALTER TABLE complaints ADD COLUMN udise TEXT;
+    ALTER TABLE complaints ADD COLUMN district TEXT;
+    ALTER TABLE complaints ADD COLUMN block TEXT;
+    ALTER TABLE complaints ADD COLUMN incident_at TEXT;  -- UTC, as created_at, NULL: not given
+    ALTER TABLE complaints ADD COLUMN channel TEXT;
+    ALTER TABLE complaints ADD COLUMN reporter_phone TEXT;
+    ALTER TABLE complaints ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';  -- JSON object of fields kept whole
+    ALTER TABLE complaints ADD COLUMN certainty REAL;
+    ALTER TABLE complaints ADD COLUMN corrected_labels TEXT;  -- JSON list, NULL: not corrected
+    ALTER TABLE complaints ADD COLUMN corrected_by TEXT;
+    ALTER TABLE complaints ADD COLUMN corrected_at TEXT;
+    ALTER TABLE complaints ADD COLUMN assignee TEXT;
+    ALTER TABLE complaints ADD COLUMN notes TEXT;
+    ALTER TABLE complaints ADD COLUMN school_key TEXT;  -- records.fold(school): search, any case
+    ALTER TABLE complaints ADD COLUMN district_key TEXT;
+    ALTER TABLE complaints ADD COLUMN block_key TEXT;
+    ALTER TABLE complaints ADD COLUMN school_group TEXT;  -- records.school_group: one school
+    ALTER TABLE complaints ADD COLUMN block_group TEXT;  -- records.block_group: one block
+    ALTER TABLE complaints ADD COLUMN event_at TEXT;  -- incident_at, else created_at (alerts)
+    UPDATE complaints SET event_at = created_at;
+    CREATE INDEX complaints_school_group ON complaints (school_group, event_at);
+    CREATE INDEX complaints_block_group ON complaints (block_group, event_at);
+    CREATE INDEX complaints_review ON complaints (needs_review DESC, certainty, created_at DESC);
+    CREATE TABLE complaint_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        complaint_id INTEGER NOT NULL REFERENCES complaints (id),
+        field TEXT NOT NULL,           -- status, labels, assignee or notes
+        old_value TEXT,                -- labels as a JSON list
+        new_value TEXT,
+        changed_by TEXT,               -- who, as the request named them (no accounts yet)
+        changed_at TEXT NOT NULL
+    );
+    CREATE INDEX complaint_changes_complaint ON complaint_changes (complaint_id, id);
+    INSERT INTO complaint_changes (complaint_id, field, old_value, new_value, changed_by, changed_at)
+        SELECT complaint_id, 'status', old_status, new_status, NULL, changed_at FROM status_changes ORDER BY id;
+    DROP TABLE status_changes;
+    CREATE TABLE alerts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        rule TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        group_key TEXT NOT NULL,
+        school TEXT,
+        udise TEXT,
+        block TEXT,
+        district TEXT,
+        complaint_ids TEXT NOT NULL,   -- JSON list of ids, ascending
+        first_at TEXT NOT NULL,     -- the first and last complaint's incident (else arrival) time
+        last_at TEXT NOT NULL,
+        status TEXT NOT NULL,          -- open or acknowledged
+        raised_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        acknowledged_at TEXT,
+        acknowledged_by TEXT
+    );
+    CREATE INDEX alerts_open ON alerts (status, rule, group_key);
     """,
     5: """
     CREATE TABLE saved_requests (
@@ -128,7 +186,61 @@ POSTGRES_STEPS: dict[int, str] = {
     CREATE INDEX complaints_queue ON complaints (needs_review DESC, urgency_rank, created_at DESC);
     """,
     4: """
-    -- reserved for issue 15 (complaint records): the merge puts that step here
+    ALTER TABLE complaints ADD COLUMN udise TEXT;
+    ALTER TABLE complaints ADD COLUMN district TEXT;
+    ALTER TABLE complaints ADD COLUMN block TEXT;
+    ALTER TABLE complaints ADD COLUMN incident_at TEXT COLLATE "C";  -- UTC, as created_at, NULL: not given
+    ALTER TABLE complaints ADD COLUMN channel TEXT;
+    ALTER TABLE complaints ADD COLUMN reporter_phone TEXT;
+    ALTER TABLE complaints ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';  -- JSON object of fields kept whole
+    ALTER TABLE complaints ADD COLUMN certainty DOUBLE PRECISION;
+    ALTER TABLE complaints ADD COLUMN corrected_labels TEXT;  -- JSON list, NULL: not corrected
+    ALTER TABLE complaints ADD COLUMN corrected_by TEXT;
+    ALTER TABLE complaints ADD COLUMN corrected_at TEXT COLLATE "C";
+    ALTER TABLE complaints ADD COLUMN assignee TEXT;
+    ALTER TABLE complaints ADD COLUMN notes TEXT;
+    ALTER TABLE complaints ADD COLUMN school_key TEXT COLLATE "C";  -- records.fold(school): search, any case
+    ALTER TABLE complaints ADD COLUMN district_key TEXT COLLATE "C";
+    ALTER TABLE complaints ADD COLUMN block_key TEXT COLLATE "C";
+    ALTER TABLE complaints ADD COLUMN school_group TEXT COLLATE "C";  -- records.school_group: one school
+    ALTER TABLE complaints ADD COLUMN block_group TEXT COLLATE "C";  -- records.block_group: one block
+    ALTER TABLE complaints ADD COLUMN event_at TEXT COLLATE "C";  -- incident_at, else created_at (alerts)
+    UPDATE complaints SET event_at = created_at;
+    CREATE INDEX complaints_school_group ON complaints (school_group, event_at);
+    CREATE INDEX complaints_block_group ON complaints (block_group, event_at);
+    CREATE INDEX complaints_review ON complaints (needs_review DESC, certainty, created_at DESC);
+    CREATE TABLE complaint_changes (
+        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        complaint_id BIGINT NOT NULL REFERENCES complaints (id),
+        field TEXT NOT NULL,           -- status, labels, assignee or notes
+        old_value TEXT,                -- labels as a JSON list
+        new_value TEXT,
+        changed_by TEXT,               -- who, as the request named them (no accounts yet)
+        changed_at TEXT COLLATE "C" NOT NULL
+    );
+    CREATE INDEX complaint_changes_complaint ON complaint_changes (complaint_id, id);
+    INSERT INTO complaint_changes (complaint_id, field, old_value, new_value, changed_by, changed_at)
+        SELECT complaint_id, 'status', old_status, new_status, NULL, changed_at FROM status_changes ORDER BY id;
+    DROP TABLE status_changes;
+    CREATE TABLE alerts (
+        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        rule TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        group_key TEXT COLLATE "C" NOT NULL,
+        school TEXT,
+        udise TEXT,
+        block TEXT,
+        district TEXT,
+        complaint_ids TEXT NOT NULL,   -- JSON list of ids, ascending
+        first_at TEXT COLLATE "C" NOT NULL,     -- the first and last complaint's incident (else arrival) time
+        last_at TEXT COLLATE "C" NOT NULL,
+        status TEXT NOT NULL,          -- open or acknowledged
+        raised_at TEXT COLLATE "C" NOT NULL,
+        updated_at TEXT COLLATE "C" NOT NULL,
+        acknowledged_at TEXT COLLATE "C",
+        acknowledged_by TEXT
+    );
+    CREATE INDEX alerts_open ON alerts (status, rule, group_key);
     """,
     5: """
     CREATE TABLE saved_requests (
@@ -142,6 +254,15 @@ POSTGRES_STEPS: dict[int, str] = {
     CREATE INDEX saved_requests_created ON saved_requests (created_at);
     """,
 }
+
+
+def _fill_keys(rows: list[tuple], update: Any) -> None:
+    """Version 4: the search and grouping keys of the schools saved before it (computed as new rows get them)."""
+    update([(fold(school), school_group(school, None, None), i) for i, school in rows])
+
+
+#: after a step's SQL, in its transaction: (step -> function(select, execute_many))
+KEY_STEPS = {4: _fill_keys}
 
 #: pg_advisory_lock key held while migrating (any fixed 64-bit number; this one spells "mealwatch")
 ADVISORY_LOCK_KEY = 0x6D65_616C_7761_7463
@@ -182,6 +303,14 @@ def migrate_sqlite(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> in
             conn.execute("BEGIN IMMEDIATE")
             for statement in _statements(SQLITE_STEPS[version]):
                 conn.execute(statement)
+            if version in KEY_STEPS:
+                rows = conn.execute("SELECT id, school FROM complaints WHERE school IS NOT NULL").fetchall()
+                KEY_STEPS[version](
+                    [tuple(r) for r in rows],
+                    lambda values: conn.executemany(
+                        "UPDATE complaints SET school_key = ?, school_group = ? WHERE id = ?", values
+                    ),
+                )
             conn.execute(f"PRAGMA user_version = {version}")
     return sqlite_version(conn)
 
@@ -215,6 +344,15 @@ def migrate_postgres(conn: Any, target: int = SCHEMA_VERSION) -> int:
             with conn.transaction():  # one transaction per step: a failed step leaves the previous version intact
                 for statement in _statements(POSTGRES_STEPS[version]):
                     conn.execute(statement)
+                if version in KEY_STEPS:
+                    rows = _rows(conn, "SELECT id, school FROM complaints WHERE school IS NOT NULL")
+                    with conn.cursor() as cur:
+                        KEY_STEPS[version](
+                            rows,
+                            lambda values: cur.executemany(
+                                "UPDATE complaints SET school_key = %s, school_group = %s WHERE id = %s", values
+                            ),
+                        )
                 conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)", (version, utc_now()))
         return postgres_version(conn)
     finally:

@@ -13,10 +13,9 @@ times as ``utc_now()`` strings.
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,30 +23,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
-from ..labels import urgency_rank
-from .base import (
-    COLUMNS,
-    DAILY_COUNTS,
-    QUEUE_ORDER,
-    ComplaintLog,
-    Filters,
-    NewComplaint,
-    SAVED_ANSWER,
-    Page,
-    SavedAnswer,
-    StoreError,
-    check_move,
-    check_status,
-    decode_row,
-    decode_saved,
-    encode,
-    forgotten_before,
-    page_clause,
-    redact,
-    storable_id,
-    utc_now,
-    where_clause,
-)
+from .base import ComplaintLog, NewComplaint, StoreError, Tx, insert_row, insert_sql, redact
 from .migrations import migrate_postgres
 
 #: most connections one log holds open at once (threads beyond wait for one)
@@ -61,10 +37,6 @@ CONNECT_TIMEOUT = 10
 def one_line(error: BaseException) -> str:
     """A driver's (often multi-line) message as one line."""
     return "; ".join(" ".join(line.split()) for line in str(error).splitlines() if line.strip()).rstrip(".")
-
-
-class _Taken(Exception):
-    """Another request holds the idempotency key: roll back, then read its answer."""
 
 
 class PostgresLog(ComplaintLog):
@@ -132,41 +104,12 @@ class PostgresLog(ComplaintLog):
             except queue.Empty:
                 return
 
-    def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
+    def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
         if not complaints:
             return []
-        with self._connection() as conn, conn.transaction():
-            return self._insert(conn, complaints)
-
-    @staticmethod
-    def _insert(conn: psycopg.Connection, complaints: Sequence[NewComplaint]) -> list[int]:
-        """Insert within the caller's transaction; the ids in order."""
-        now = utc_now()
-        rows = []
-        for c in complaints:
-            stored = encode(c)
-            rows.append(
-                (
-                    c.text,
-                    c.school,
-                    stored["labels"],
-                    stored["probabilities"],
-                    c.urgency,
-                    urgency_rank(c.urgency),
-                    c.model_version,
-                    now,
-                    now,
-                    stored["review"],
-                    stored["needs_review"],
-                )  # fmt: skip
-            )
-        with conn.cursor() as cur:
+        with tx.conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO complaints (text, school, labels, probabilities, urgency, urgency_rank, model_version,"
-                " created_at, status, status_changed_at, review, needs_review)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'new', %s, %s, %s) RETURNING id",
-                rows,
-                returning=True,
+                insert_sql("%s") + " RETURNING id", [insert_row(c, now) for c in complaints], returning=True
             )
             ids = [int(cur.fetchone()["id"])]
             while cur.nextset():
@@ -177,113 +120,41 @@ class PostgresLog(ComplaintLog):
             )
         return ids
 
-    def saved_answer(self, key: str) -> SavedAnswer | None:
-        with self._connection() as conn:
-            row = conn.execute(SAVED_ANSWER.replace("?", "%s"), (key, forgotten_before())).fetchone()
-        return decode_saved(row, replayed=True) if row else None
-
-    def add_many_once(
-        self,
-        key: str,
-        fingerprint: str,
-        complaints: Sequence[NewComplaint],
-        answer: Callable[[list[int]], tuple[str, str]],
-    ) -> SavedAnswer:
-        cutoff = forgotten_before()
-        with self._connection() as conn:
-            try:
-                with conn.transaction():
-                    conn.execute("DELETE FROM saved_requests WHERE created_at < %s", (cutoff,))
-                    # the key first: a retry racing this request waits on it here, then finds it taken
-                    claimed = conn.execute(
-                        "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
-                        " VALUES (%s, %s, '', '', '[]', %s) ON CONFLICT (key) DO NOTHING RETURNING key",
-                        (key, fingerprint, utc_now()),
-                    ).fetchone()
-                    if claimed is None:
-                        raise _Taken
-                    ids = self._insert(conn, complaints) if complaints else []
-                    body, media_type = answer(ids)
-                    conn.execute(
-                        "UPDATE saved_requests SET answer = %s, media_type = %s, complaint_ids = %s WHERE key = %s",
-                        (body, media_type, json.dumps(ids), key),
-                    )
-                    return SavedAnswer(fingerprint, body, media_type, ids)
-            except _Taken:
-                row = conn.execute(SAVED_ANSWER.replace("?", "%s"), (key, cutoff)).fetchone()
-                if row is None:
-                    raise StoreError(f"the complaint log {self.url}: idempotency key {key!r} vanished") from None
-                return decode_saved(row, replayed=True)
-
-    @staticmethod
-    def _get(conn: psycopg.Connection, complaint_id: int) -> dict[str, Any] | None:
-        row = conn.execute(f"SELECT {COLUMNS} FROM complaints WHERE id = %s", (complaint_id,)).fetchone()
-        if row is None:
-            return None
-        history = conn.execute(
-            "SELECT old_status, new_status, changed_at FROM status_changes WHERE complaint_id = %s ORDER BY id",
-            (complaint_id,),
-        ).fetchall()
-        d = decode_row(row)
-        d["history"] = [dict(h) for h in history]
-        return d
-
     @contextmanager
-    def _snapshot(self) -> Iterator[psycopg.Connection]:
+    def _read(self) -> Iterator[Tx]:
         """A read-only transaction whose queries all see the same committed state."""
         with self._connection() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            yield conn
+            yield PostgresTx(conn)
 
-    def get(self, complaint_id: int) -> dict[str, Any] | None:
-        if not storable_id(complaint_id):
-            return None
-        with self._snapshot() as conn:
-            return self._get(conn, complaint_id)
-
-    def set_status(self, complaint_id: int, status: str) -> dict[str, Any] | None:
-        check_status(status)
-        if not storable_id(complaint_id):
-            return None
-        now = utc_now()
+    @contextmanager
+    def _write(self) -> Iterator[Tx]:
         with self._connection() as conn, conn.transaction():
-            # the row lock makes a second process wait, then read the status this move wrote
-            row = conn.execute("SELECT status FROM complaints WHERE id = %s FOR UPDATE", (complaint_id,)).fetchone()
-            if row is None:
-                return None
-            old = row["status"]
-            check_move(complaint_id, old, status)
-            conn.execute(
-                "UPDATE complaints SET status = %s, status_changed_at = %s WHERE id = %s", (status, now, complaint_id)
-            )
-            conn.execute(
-                "INSERT INTO status_changes (complaint_id, old_status, new_status, changed_at) VALUES (%s, %s, %s, %s)",
-                (complaint_id, old, status, now),
-            )
-            return self._get(conn, complaint_id)
+            yield PostgresTx(conn)
 
-    def list(self, filters: Filters | None = None, limit: int | None = 50, offset: int = 0) -> Page:
-        where, params = where_clause(filters or Filters(), "%s")
-        with self._snapshot() as conn:
-            total = conn.execute(f"SELECT count(*) AS n FROM complaints{where}", params).fetchone()["n"]
-            rows = conn.execute(
-                f"SELECT {COLUMNS} FROM complaints{where}{QUEUE_ORDER}{page_clause(limit, offset)}", params
-            ).fetchall()
-        return Page(total=int(total), items=[decode_row(r) for r in rows])
 
-    def labels(self) -> set[str]:
-        with self._connection() as conn:
-            return {r["label"] for r in conn.execute("SELECT DISTINCT label FROM complaint_labels")}
+class PostgresTx(Tx):
+    """A transaction on one pooled connection; ``?`` placeholders become psycopg's ``%s``."""
 
-    def count(self) -> int:
-        with self._connection() as conn:
-            return int(conn.execute("SELECT count(*) AS n FROM complaints").fetchone()["n"])
+    for_update = " FOR UPDATE"  # a second server waits for this row, then reads what this transaction wrote
 
-    def daily_label_counts(self, filters: Filters | None = None) -> dict[str, dict[str, int]]:
-        where, params = where_clause(filters or Filters(), "%s")
-        with self._connection() as conn:
-            rows = conn.execute(DAILY_COUNTS.format(where=where), params).fetchall()
-        counts: dict[str, dict[str, int]] = {}
-        for r in rows:
-            counts.setdefault(r["day"], {})[r["label"]] = int(r["n"])
-        return counts
+    def __init__(self, conn: psycopg.Connection) -> None:
+        self.conn = conn
+
+    @staticmethod
+    def _sql(sql: str) -> str:
+        return sql.replace("%", "%%").replace("?", "%s")
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.conn.execute(self._sql(sql), tuple(params)).fetchall()]
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(self._sql(sql), tuple(params))
+
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            with self.conn.cursor() as cur:
+                cur.executemany(self._sql(sql), rows)
+
+    def lock(self, key: str) -> None:
+        self.conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))

@@ -7,37 +7,15 @@ committed before the call returns. The schema is versioned and migrated on open 
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..labels import urgency_rank
-from .base import (
-    COLUMNS,
-    DAILY_COUNTS,
-    QUEUE_ORDER,
-    ComplaintLog,
-    Filters,
-    NewComplaint,
-    SAVED_ANSWER,
-    Page,
-    SavedAnswer,
-    StoreError,
-    check_move,
-    check_status,
-    decode_row,
-    decode_saved,
-    encode,
-    forgotten_before,
-    page_clause,
-    storable_id,
-    utc_now,
-    where_clause,
-)
+from .base import ComplaintLog, NewComplaint, StoreError, Tx, insert_row, insert_sql
 from .migrations import migrate_sqlite
 
 
@@ -109,128 +87,47 @@ class SqliteLog(ComplaintLog):
         with self._lock:
             self._conn.close()
 
-    def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
-        with self._lock, self._conn:
-            self._conn.execute("BEGIN IMMEDIATE")
-            return self._insert(complaints)
-
-    def _insert(self, complaints: Sequence[NewComplaint]) -> list[int]:
-        """Insert within the caller's transaction; the ids in order."""
-        now = utc_now()
+    def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
         ids = []
         for c in complaints:
-            stored = encode(c)
-            cur = self._conn.execute(
-                "INSERT INTO complaints (text, school, labels, probabilities, urgency, urgency_rank, model_version,"
-                " created_at, status, status_changed_at, review, needs_review)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'new', ?, ?, ?)",
-                (
-                    c.text,
-                    c.school,
-                    stored["labels"],
-                    stored["probabilities"],
-                    c.urgency,
-                    urgency_rank(c.urgency),
-                    c.model_version,
-                    now,
-                    now,
-                    stored["review"],
-                    int(stored["needs_review"]),
-                ),
-            )
-            ids.append(int(cur.lastrowid))
-            self._conn.executemany(
+            ids.append(int(tx.one(insert_sql() + " RETURNING id", insert_row(c, now))["id"]))
+            tx.many(
                 "INSERT INTO complaint_labels (complaint_id, label) VALUES (?, ?)",
                 [(ids[-1], label) for label in dict.fromkeys(c.labels)],
             )
         return ids
 
-    def saved_answer(self, key: str) -> SavedAnswer | None:
+    @contextmanager
+    def _read(self) -> Iterator[Tx]:
         with self._lock:
-            row = self._conn.execute(SAVED_ANSWER, (key, forgotten_before())).fetchone()
-        return decode_saved(row, replayed=True) if row else None
+            self._conn.execute("BEGIN")  # deferred: one snapshot for every query of the view
+            try:
+                yield SqliteTx(self._conn)
+            finally:
+                self._conn.execute("COMMIT")
 
-    def add_many_once(
-        self,
-        key: str,
-        fingerprint: str,
-        complaints: Sequence[NewComplaint],
-        answer: Callable[[list[int]], tuple[str, str]],
-    ) -> SavedAnswer:
+    @contextmanager
+    def _write(self) -> Iterator["SqliteTx"]:
         with self._lock, self._conn:
-            self._conn.execute("BEGIN IMMEDIATE")  # the write lock first: a retry in another process waits here
-            cutoff = forgotten_before()
-            self._conn.execute("DELETE FROM saved_requests WHERE created_at < ?", (cutoff,))
-            row = self._conn.execute(SAVED_ANSWER, (key, cutoff)).fetchone()
-            if row is not None:
-                return decode_saved(row, replayed=True)
-            ids = self._insert(complaints)
-            body, media_type = answer(ids)
-            self._conn.execute(
-                "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (key, fingerprint, body, media_type, json.dumps(ids), utc_now()),
-            )
-        return SavedAnswer(fingerprint, body, media_type, ids)
+            self._conn.execute("BEGIN IMMEDIATE")  # the write lock first: no other process writes meanwhile
+            yield SqliteTx(self._conn)
 
-    def get(self, complaint_id: int) -> dict[str, Any] | None:
-        if not storable_id(complaint_id):
-            return None
-        with self._lock:
-            row = self._conn.execute(f"SELECT {COLUMNS} FROM complaints WHERE id = ?", (complaint_id,)).fetchone()
-            if row is None:
-                return None
-            history = self._conn.execute(
-                "SELECT old_status, new_status, changed_at FROM status_changes WHERE complaint_id = ? ORDER BY id",
-                (complaint_id,),
-            ).fetchall()
-        d = decode_row(row)
-        d["history"] = [dict(h) for h in history]
-        return d
 
-    def set_status(self, complaint_id: int, status: str) -> dict[str, Any] | None:
-        check_status(status)
-        if not storable_id(complaint_id):
-            return None
-        now = utc_now()
-        with self._lock, self._conn:
-            self._conn.execute("BEGIN IMMEDIATE")  # the write lock first: no other process moves it meanwhile
-            row = self._conn.execute("SELECT status FROM complaints WHERE id = ?", (complaint_id,)).fetchone()
-            if row is None:
-                return None
-            old = row["status"]
-            check_move(complaint_id, old, status)
-            self._conn.execute(
-                "UPDATE complaints SET status = ?, status_changed_at = ? WHERE id = ?", (status, now, complaint_id)
-            )
-            self._conn.execute(
-                "INSERT INTO status_changes (complaint_id, old_status, new_status, changed_at) VALUES (?, ?, ?, ?)",
-                (complaint_id, old, status, now),
-            )
-        return self.get(complaint_id)
+class SqliteTx(Tx):
+    """A transaction on the log's one connection (the log's lock held)."""
 
-    def list(self, filters: Filters | None = None, limit: int | None = 50, offset: int = 0) -> Page:
-        where, params = where_clause(filters or Filters())
-        with self._lock:
-            total = self._conn.execute(f"SELECT count(*) FROM complaints{where}", params).fetchone()[0]
-            rows = self._conn.execute(
-                f"SELECT {COLUMNS} FROM complaints{where}{QUEUE_ORDER}{page_clause(limit, offset)}", params
-            ).fetchall()
-        return Page(total=int(total), items=[decode_row(r) for r in rows])
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
 
-    def labels(self) -> set[str]:
-        with self._lock:
-            return {r[0] for r in self._conn.execute("SELECT DISTINCT label FROM complaint_labels")}
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.conn.execute(sql, tuple(params)).fetchall()]
 
-    def count(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT count(*) FROM complaints").fetchone()[0])
+    def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(sql, tuple(params))
 
-    def daily_label_counts(self, filters: Filters | None = None) -> dict[str, dict[str, int]]:
-        where, params = where_clause(filters or Filters())
-        with self._lock:
-            rows = self._conn.execute(DAILY_COUNTS.format(where=where), params).fetchall()
-        counts: dict[str, dict[str, int]] = {}
-        for r in rows:
-            counts.setdefault(r["day"], {})[r["label"]] = int(r["n"])
-        return counts
+    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            self.conn.executemany(sql, rows)
+
+    def lock(self, key: str) -> None:
+        """Nothing to do: BEGIN IMMEDIATE already made this the only writer of the file."""

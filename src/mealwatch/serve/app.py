@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from ..explain.word_attention import check_layer_head
+from ..alerts import AlertEngine
 from ..labels import DEFINITIONS, urgency
+from ..records import CHANNELS, Record
 from . import csv_io, idempotency
+from .record_fields import BY_HEADER, new_complaint, record_out, shown
 from .errors import ApiError
 from .explainer import outcome
 from .predictor import Classified, Predictor
@@ -34,12 +37,12 @@ from .schemas import (
     Complaint,
     ComplaintPage,
     CsvResult,
-    StatusChange,
+    ComplaintPatch,
     Status,
     Urgency,
     check_complaint_text,
 )
-from ..log import ComplaintLog, Filters, NewComplaint, SavedAnswer, TransitionError, day_range
+from ..log import ComplaintChange, ComplaintLog, Filters, NewComplaint, SavedAnswer, TransitionError, day_range
 
 STATIC = Path(__file__).parent / "static"
 MAX_STATS_DAYS = 3660
@@ -54,6 +57,8 @@ LATEST = datetime(9999, 12, 31, tzinfo=timezone.utc)
 class Service:
     predictor: Predictor
     store: ComplaintLog
+    alerts: AlertEngine | None = None  # None: no alert rules are checked
+    zone: tzinfo = timezone.utc  # the officers' time zone: the page shows it, incident dates are read in it
 
 
 def service(request: Request) -> Service:
@@ -62,13 +67,15 @@ def service(request: Request) -> Service:
 
 router = APIRouter()
 Svc = Annotated[Service, Depends(service)]
+FullPhone = Annotated[bool, Query(description="show the reporter's phone number in full (else ******3210)")]
+Channel = Literal[CHANNELS]
 
 
-def result(c: Classified, school: str | None, version: str, complaint_id: int | None = None) -> dict[str, Any]:
+def result(c: Classified, record: Record, version: str, complaint_id: int | None = None) -> dict[str, Any]:
     p = c.prediction
     return {
         "text": p.text,
-        "school": school,
+        **record_out(record),
         "labels": p.labels,
         "probabilities": p.probabilities,
         "urgency": p.urgency,
@@ -90,82 +97,81 @@ async def classified(svc: Service, request: Request, texts: list[str], explain: 
 
 
 def new_complaints(
-    svc: Service, classified: list[Classified], pairs: list[tuple[str, str | None]]
+    svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]]
 ) -> list[NewComplaint]:
-    """What the log keeps of classified (text, school) pairs."""
-    return [
-        # a model of another label set has no urgency: the log ranks its complaints with the low ones
-        NewComplaint(
-            c.prediction.text,
-            c.prediction.labels,
-            c.prediction.probabilities,
-            c.prediction.urgency or "low",
-            svc.predictor.version,
-            school,
-            c.prediction.review_reasons,
-        )  # fmt: skip
-        for c, (_, school) in zip(classified, pairs)
-    ]
+    """What the log keeps of classified (text, record) pairs."""
+    return [new_complaint(svc.predictor, c.prediction, r) for c, (_, r) in zip(classified, complaints)]
+
+
+def answers(svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]], ids: list) -> list[dict]:
+    version = svc.predictor.version
+    return [result(c, r, version, i) for c, (_, r), i in zip(classified, complaints, ids)]
 
 
 def save_results(
-    svc: Service, classified: list[Classified], pairs: list[tuple[str, str | None]], save: bool
+    svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]], save: bool
 ) -> list[dict]:
-    """The answers for classified (text, school) pairs; with ``save``, all added to the log in one transaction."""
-    ids: list[int | None] = [None] * len(pairs)
+    """The answers for classified (text, record) pairs; with ``save``, all added to the log in one transaction,
+    then the alert rules checked for them."""
+    ids: list[int | None] = [None] * len(complaints)
     if save:
-        ids = svc.store.add_many(new_complaints(svc, classified, pairs))
-    return [result(c, school, svc.predictor.version, i) for c, (_, school), i in zip(classified, pairs, ids)]
+        ids = svc.store.add_many(new_complaints(svc, classified, complaints))
+        if svc.alerts is not None:
+            svc.alerts.check(ids)
+    return answers(svc, classified, complaints, ids)
 
 
 def save_once(
     svc: Service,
     classified: list[Classified],
-    pairs: list[tuple[str, str | None]],
+    complaints: list[tuple[str, Record]],
     once: idempotency.Once,
     render: Callable[[list[dict]], tuple[str, str]],
 ) -> SavedAnswer:
     """Save under an idempotency key: the complaints and ``render(answers)`` (body, media type) in one transaction,
-    or the answer an earlier request with the key stored."""
-    version = svc.predictor.version
-
-    def answer(ids: list[int]) -> tuple[str, str]:
-        return render([result(c, school, version, i) for c, (_, school), i in zip(classified, pairs, ids)])
-
-    saved = svc.store.add_many_once(once.key, once.fingerprint, new_complaints(svc, classified, pairs), answer)
+    then check the alert rules for them — or, for a retry, the answer the first request stored (nothing saved,
+    no rule checked again)."""
+    saved = svc.store.add_many_once(
+        once.key,
+        once.fingerprint,
+        new_complaints(svc, classified, complaints),
+        lambda ids: render(answers(svc, classified, complaints, ids)),
+    )
     idempotency.check_same(once, saved)  # a racing request with the same key may have asked something else
+    if not saved.replayed and svc.alerts is not None:
+        svc.alerts.check(saved.complaint_ids)
     return saved
 
 
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
 async def classify(body: ClassifyRequest, svc: Svc, request: Request) -> dict:
     """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
-    pairs = [(body.text, body.school)]
+    complaints = [(body.text, body.record(svc.zone))]
     once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
         return idempotency.response(once)
     done = await classified(svc, request, [body.text], body.explain, body.steps)
     if once is not None:
         render = lambda answers: (ClassifyResult.model_validate(answers[0]).model_dump_json(), JSON)  # noqa: E731
-        return idempotency.response(await run_in_threadpool(save_once, svc, done, pairs, once, render))
-    return (await run_in_threadpool(save_results, svc, done, pairs, body.save))[0]
+        return idempotency.response(await run_in_threadpool(save_once, svc, done, complaints, once, render))
+    return (await run_in_threadpool(save_results, svc, done, complaints, body.save))[0]
 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
 async def classify_batch(body: BatchRequest, svc: Svc, request: Request) -> dict:
     """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
-    pairs = body.pairs()
+    complaints = [(text, fields.record(svc.zone)) for text, fields in body.complaints()]
     once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
         return idempotency.response(once)
-    done = await classified(svc, request, [t for t, _ in pairs], body.explain, body.steps)
+    done = await classified(svc, request, [t for t, _ in complaints], body.explain, body.steps)
     if once is not None:
 
         def render(answers: list[dict]) -> tuple[str, str]:
             return BatchResult.model_validate({"count": len(answers), "results": answers}).model_dump_json(), JSON
 
-        return idempotency.response(await run_in_threadpool(save_once, svc, done, pairs, once, render))
-    results = await run_in_threadpool(save_results, svc, done, pairs, body.save)
+        return idempotency.response(await run_in_threadpool(save_once, svc, done, complaints, once, render))
+    results = await run_in_threadpool(save_results, svc, done, complaints, body.save)
     return {"count": len(results), "results": results}
 
 
@@ -186,7 +192,7 @@ def classify_csv(
     name = file.filename or "the upload"
     data = file.file.read(csv_io.MAX_CSV_BYTES + 1)
     try:
-        rows = csv_io.read_upload(data, name)
+        rows = csv_io.read_upload(data, name, svc.zone)
     except csv_io.CsvUploadError as e:
         raise ApiError(422, str(e)) from None
     headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
@@ -194,8 +200,8 @@ def classify_csv(
     once = idempotency.once_for(svc.store, request, save == "true", *asked)
     if isinstance(once, SavedAnswer):
         return idempotency.response(once, headers if format == "csv" else None)
-    pairs = [(r.text, r.school) for r in rows]
-    done = svc.predictor.classify([t for t, _ in pairs], "none", 0)
+    complaints = [(r.text, r.record) for r in rows]
+    done = svc.predictor.classify([t for t, _ in complaints], "none", 0)
 
     def render(results: list[dict]) -> tuple[str, str]:
         for r, row in zip(results, rows):
@@ -209,8 +215,9 @@ def classify_csv(
         ).model_dump_json(), JSON
 
     if once is not None:
-        return idempotency.response(save_once(svc, done, pairs, once, render), headers if format == "csv" else None)
-    body, media_type = render(save_results(svc, done, pairs, save == "true"))
+        saved = save_once(svc, done, complaints, once, render)
+        return idempotency.response(saved, headers if format == "csv" else None)
+    body, media_type = render(save_results(svc, done, complaints, save == "true"))
     return Response(body, media_type=media_type, headers=headers if format == "csv" else None)
 
 
@@ -283,7 +290,7 @@ def log_filters(
     svc: Svc,
     label: Annotated[str | None, Query(description="complaints carrying this label")] = None,
     urgency: Annotated[Urgency | None, Query()] = None,
-    school: Annotated[str | None, Query(description="exact school name")] = None,
+    school: Annotated[str | None, Query(description="part of the school's name, any case")] = None,
     status: Annotated[Status | None, Query()] = None,
     needs_review: Annotated[
         bool | None, Query(description="only complaints flagged (true) or not flagged (false) for review")
@@ -292,6 +299,14 @@ def log_filters(
     until: Annotated[
         str | None, Query(alias="to", description="up to and including this day, or before this time")
     ] = None,
+    district: Annotated[str | None, Query(description="the district, any case")] = None,
+    block: Annotated[str | None, Query(description="the block, any case")] = None,
+    channel: Annotated[Channel | None, Query()] = None,
+    udise: Annotated[str | None, Query(description="the school's UDISE code")] = None,
+    corrected: Annotated[
+        bool | None, Query(description="only complaints whose labels an officer corrected (true) or not (false)")
+    ] = None,
+    assignee: Annotated[str | None, Query(description="complaints assigned to this person, any case")] = None,
 ) -> Filters:
     label, school = (label or "").strip() or None, (school or "").strip() or None
     if label is not None:
@@ -301,8 +316,10 @@ def log_filters(
                 422, f"query parameter 'label': unknown label {label!r}; expected one of {', '.join(sorted(known))}"
             )
     filters = Filters(
-        label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True)
-    )
+        label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True),
+        *((v or "").strip() or None for v in (district, block, channel, udise)), corrected,
+        (assignee or "").strip() or None,
+    )  # fmt: skip
     if filters.since and filters.until and filters.since >= filters.until:
         raise ApiError(422, f"the date range is empty: 'from' ({since}) must come before 'to' ({until})")
     return filters
@@ -317,18 +334,25 @@ def list_complaints(
     filters: LogFilters,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+    order: Annotated[
+        Literal["queue", "review"],
+        Query(description="queue: needing review, then most urgent, then newest; review: then the least certain"),
+    ] = "queue",
+    full_phone: FullPhone = False,
 ) -> dict:
-    """Saved complaints: those needing review first, then most urgent, then newest; ``total`` counts every match."""
-    page = svc.store.list(filters, limit, offset)
-    return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}
+    """Saved complaints: those needing review first, then most urgent (or, ``order=review``, least certain), then
+    newest; ``total`` counts every match."""
+    page = svc.store.list(filters, limit, offset, order)
+    items = [shown(c, full_phone) for c in page.items]
+    return {"total": page.total, "limit": limit, "offset": offset, "items": items}
 
 
 @router.get(
     "/api/complaints.csv", tags=["log"], response_class=Response, responses={200: {"content": {"text/csv": {}}}}
 )
-def export_complaints(svc: Svc, filters: LogFilters) -> Response:
+def export_complaints(svc: Svc, filters: LogFilters, full_phone: FullPhone = False) -> Response:
     """Every complaint matching the filters as CSV (``csvfile``): all columns, one p_<label> column per label."""
-    rows = svc.store.list(filters, limit=None).items
+    rows = [csv_io.log_row(shown(c, full_phone)) for c in svc.store.list(filters, limit=None).items]
     text = csv_io.write_rows(csv_io.LOG_COLUMNS, csv_io.probability_columns(svc.predictor.labels, rows), rows)
     headers = {"Content-Disposition": 'attachment; filename="complaints.csv"'}
     return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
@@ -342,21 +366,45 @@ def _existing(svc: Service, complaint_id: int) -> dict:
 
 
 @router.get("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
-def get_complaint(complaint_id: int, svc: Svc) -> dict:
+def get_complaint(complaint_id: int, svc: Svc, full_phone: FullPhone = False) -> dict:
     """One complaint, with the history of its status changes."""
-    return _existing(svc, complaint_id)
+    return shown(_existing(svc, complaint_id), full_phone)
 
 
 @router.patch("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
-def change_status(complaint_id: int, body: StatusChange, svc: Svc) -> dict:
-    """Move a complaint along new -> in_progress -> resolved; a move that is not allowed is a 409."""
+def change_complaint(
+    complaint_id: int,
+    body: ComplaintPatch,
+    svc: Svc,
+    officer: Annotated[str | None, Header(alias=BY_HEADER, description="who makes the change")] = None,
+) -> dict:
+    """Move a complaint along new -> in_progress -> resolved (a move that is not allowed is a 409), correct its
+    labels (kept beside the predicted ones), assign it, or write notes; each change goes into its history."""
+    change = ComplaintChange(status=body.status, assignee=body.assignee, notes=body.notes)
+    if body.labels is not None:
+        change.labels = checked_labels(body.labels, svc.predictor.labels)
+        change.urgency = (urgency(change.labels) if svc.predictor.pipeline.has_urgency else None) or "low"
+    by = body.by or (officer or "").strip()[:200] or None
     try:
-        changed = svc.store.set_status(complaint_id, body.status)
+        changed = svc.store.update(complaint_id, change, by)
     except TransitionError as e:
         raise ApiError(409, str(e)) from None
     if changed is None:
         raise ApiError(404, f"no complaint with id {complaint_id}")
-    return changed
+    if body.labels is not None and svc.alerts is not None:
+        svc.alerts.check([complaint_id])  # a corrected label may complete an outbreak
+    return shown(changed, False)
+
+
+def checked_labels(labels: list[str], known: list[str]) -> list[str]:
+    """Corrected labels: known to the model, at least one, each once, in the model's order."""
+    cleaned = [label.strip() for label in labels]
+    unknown = [label for label in cleaned if label not in known]
+    if unknown:
+        raise ApiError(422, f"field 'labels': unknown label {unknown[0]!r}; expected some of {', '.join(known)}")
+    if not cleaned:
+        raise ApiError(422, "field 'labels' is empty: a correction needs at least one label")
+    return [label for label in known if label in cleaned]
 
 
 @router.get("/api/stats", tags=["log"])

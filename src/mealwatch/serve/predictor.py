@@ -76,8 +76,9 @@ class Predictor:
         self.explainer = Explainer(pipeline)  # the slow work: its own thread, queue and copy of the model
 
     @classmethod
-    def load(cls, model_dir: str | Path, **kwargs: Any) -> "Predictor":
-        return cls(Pipeline.from_folder(model_dir), model_version(model_dir), **kwargs)
+    def load(cls, model_dir: str | Path, *, speed: dict[str, Any] | None = None, **kwargs: Any) -> "Predictor":
+        """The model in ``model_dir``, run as ``speed`` says (``Pipeline.from_folder``'s precision and compile)."""
+        return cls(Pipeline.from_folder(model_dir, **(speed or {})), model_version(model_dir), **kwargs)
 
     @property
     def labels(self) -> list[str]:

@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..records import MAX_NAME_CHARS, MAX_NOTES_CHARS, clean_name
 from ..text import check_text
+from .record_fields import CorrectionOut, RecordFields, RecordOut
 
 #: the longest complaint text accepted, in characters
 MAX_TEXT_CHARS = 5000
@@ -39,28 +41,14 @@ def check_complaint_text(text: str) -> str:
     return check_text(text, MAX_TEXT_CHARS)
 
 
-def check_school(school: str | None) -> str | None:
-    """A school name, stripped; None for none given; ValueError when over the limit."""
-    if school is None or not school.strip():
-        return None
-    if len(school) > MAX_SCHOOL_CHARS:
-        raise ValueError(f"the school name is {len(school):,} characters long; the limit is {MAX_SCHOOL_CHARS}")
-    if "\x00" in school:
-        raise ValueError("the school name contains a NUL character (\\x00): remove it")
-    if any("\ud800" <= c <= "\udfff" for c in school):
-        raise ValueError("the school name holds a lone surrogate, which is not a character: send it as valid UTF-8")
-    return school.strip()
-
-
 class _Request(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
-class ClassifyRequest(_Request):
-    """One complaint to classify (and, with ``save``, to add to the log)."""
+class ClassifyRequest(_Request, RecordFields):
+    """One complaint to classify (and, with ``save``, to add to the log), with its record."""
 
     text: str = Field(description=f"the complaint, 1 to {MAX_TEXT_CHARS} characters, not only whitespace")
-    school: str | None = Field(None, description=f"the school it is about, up to {MAX_SCHOOL_CHARS} characters")
     save: bool = Field(False, description="add the complaint and its prediction to the log")
     explain: Importance = Field(
         "grad",
@@ -70,22 +58,19 @@ class ClassifyRequest(_Request):
     steps: int = Field(50, ge=1, le=MAX_IG_STEPS, description="integrated-gradients steps (with explain='ig')")
 
     _text = field_validator("text")(check_complaint_text)
-    _school = field_validator("school")(check_school)
 
 
-class BatchItem(_Request):
+class BatchItem(_Request, RecordFields):
     text: str
-    school: str | None = None
 
     _text = field_validator("text")(check_complaint_text)
-    _school = field_validator("school")(check_school)
 
 
 class BatchRequest(_Request):
     """Several complaints: either ``texts`` (plain strings) or ``items`` (text and school), not both."""
 
     texts: list[str] | None = Field(None, description=f"1 to {MAX_BATCH} complaint texts")
-    items: list[BatchItem] | None = Field(None, description=f"1 to {MAX_BATCH} complaints with their schools")
+    items: list[BatchItem] | None = Field(None, description=f"1 to {MAX_BATCH} complaints with their records")
     save: bool = False
     explain: Importance = Field("none", description="per-word importance for every text (default: none)")
     steps: int = Field(50, ge=1, le=MAX_IG_STEPS)
@@ -113,11 +98,11 @@ class BatchRequest(_Request):
             raise ValueError(f"the batch holds {n:,} complaints; the limit is {MAX_BATCH}: send it in several requests")
         return self
 
-    def pairs(self) -> list[tuple[str, str | None]]:
-        """(text, school) per complaint, in order."""
+    def complaints(self) -> list[tuple[str, RecordFields]]:
+        """(text, record fields) per complaint, in order."""
         if self.texts is not None:
-            return [(t, None) for t in self.texts]
-        return [(item.text, item.school) for item in self.items or []]
+            return [(t, RecordFields()) for t in self.texts]
+        return [(item.text, item) for item in self.items or []]
 
 
 class AttentionRequest(_Request):
@@ -129,13 +114,37 @@ class AttentionRequest(_Request):
     _text = field_validator("text")(check_complaint_text)
 
 
-class StatusChange(_Request):
-    status: Status = Field(
-        description="new -> in_progress -> resolved (in_progress -> new and resolved -> in_progress undo)"
+class ComplaintPatch(_Request):
+    """Changes to a saved complaint, applied together (at least one); each is recorded in its history."""
+
+    status: Status | None = Field(
+        None, description="new -> in_progress -> resolved (in_progress -> new and resolved -> in_progress undo)"
     )
+    labels: list[str] | None = Field(
+        None, description="the true labels (a correction, stored beside the predicted ones; at least one label)"
+    )
+    assignee: str | None = Field(None, description=f"who works on it, up to {MAX_NAME_CHARS} characters; '' clears")
+    notes: str | None = Field(None, description=f"notes, up to {MAX_NOTES_CHARS} characters; '' clears")
+    by: str | None = Field(None, description="who makes the change (else the X-Officer header)")
+
+    @field_validator("assignee", "by")
+    @classmethod
+    def _name(cls, v: str | None, info: Any) -> str | None:
+        return None if v is None else (clean_name(v, info.field_name) or "")
+
+    @field_validator("notes")
+    @classmethod
+    def _notes(cls, v: str | None) -> str | None:
+        return None if v is None else (clean_name(v, "notes", MAX_NOTES_CHARS) or "")
+
+    @model_validator(mode="after")
+    def _something(self) -> "ComplaintPatch":
+        if all(getattr(self, f) is None for f in ("status", "labels", "assignee", "notes")):
+            raise ValueError("nothing to change: send status, labels, assignee or notes")
+        return self
 
 
-class ClassifyResult(BaseModel):
+class ClassifyResult(RecordOut):
     text: str
     school: str | None = None
     labels: list[str]
@@ -168,7 +177,7 @@ class CsvResult(BaseModel):
     csv: str | None = Field(None, description="the results as the CSV download writes them (with with_csv=true)")
 
 
-class Complaint(BaseModel):
+class Complaint(CorrectionOut):
     id: int
     text: str
     school: str | None

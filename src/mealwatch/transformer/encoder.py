@@ -186,7 +186,7 @@ class Encoder(nn.Module):
         if token_type_ids is None:
             token_type_ids = torch.zeros(B, T, dtype=torch.long, device=word_embeds.device)  # (B, T)
         key_mask = None if attention_mask is None else attention_mask.bool()  # (B, T)
-        if key_mask is not None and not output_attentions and bool(key_mask.all()):
+        if key_mask is not None and not output_attentions and not _tracing() and bool(key_mask.all()):
             key_mask = None  # nothing to hide: lets the fused kernel take its mask-free path
 
         x = self.embeddings(word_embeds, token_type_ids, attention_mask)  # (B, T, H)
@@ -221,6 +221,12 @@ class Encoder(nn.Module):
         from .checkpoint import save_encoder
 
         save_encoder(self, directory)
+
+
+def _tracing() -> bool:
+    """True while ``torch.compile`` or an exporter traces the model: a graph must keep the padding mask
+    (a check of the example batch's values would be baked in, and padded batches would lose their mask)."""
+    return torch.compiler.is_compiling() or torch.compiler.is_exporting() or torch.onnx.is_in_onnx_export()
 
 
 def mean_pool(hidden: Tensor, attention_mask: Tensor) -> Tensor:

@@ -9,15 +9,23 @@ and initialisation; only the kernel that multiplies differs when W and b need no
 - oneDNN, the library PyTorch already ships for its mkldnn ops, runs the same fp32 product
   (fp32 inputs, fp32 accumulation, fp32 output) about twice as fast there (246.9 GFLOP/s).
 
-So fp32 CPU products go through oneDNN whenever W and b need no gradient: at inference, and
-when only the input needs one (explanations differentiate the output by the word embeddings of
-a frozen model). Everything else — training, autocast, other dtypes or devices — goes through
-``torch.nn.functional.linear``.
-The private op is never trusted blindly: on first use ``onednn_available`` probes it once —
-it must exist, run, agree with ``F.linear`` to fp32 rounding and be faster on this machine's
-encoder-sized products — and any error, mismatch or loss switches the path off for the process.
-``benchmarks/encoder_speed.py`` times both kernels side by side; ``use_onednn(False)``
-switches the oneDNN path off.
+The oneDNN product is reached through a private PyTorch op (``torch.ops.mkldnn._linear_pointwise``),
+so it is a bet on one kernel and is never taken blindly:
+
+- on first use ``onednn_available`` probes it once — it must exist, run, agree with ``F.linear``
+  to fp32 rounding and be faster on this machine's encoder-sized products — and any error,
+  mismatch or loss switches the path off for the process;
+- each layer has an ``onednn`` switch: ``mealwatch.inference`` turns it off for a whole model when
+  timing that model on its own shapes shows the default kernel is as fast (``fp32`` vs
+  ``fp32-onednn`` in the ``auto`` precision choice);
+- it is never used while ``torch.compile`` traces the model (``torch.compiler.is_compiling()``):
+  Inductor cannot lower the private op, and it brings its own kernels;
+- ``use_onednn(False)`` switches it off within a block (the benchmarks time both kernels).
+
+When it applies — W and b need no gradient: at inference, and when only the input needs one
+(explanations differentiate the output by the word embeddings of a frozen model) — fp32 CPU
+products go through oneDNN. Everything else — training, autocast, other dtypes or devices,
+compilation — goes through ``torch.nn.functional.linear``.
 """
 
 from __future__ import annotations
@@ -78,9 +86,11 @@ def use_onednn(enabled: bool) -> Iterator[None]:
 
 
 def onednn_applies(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> bool:
-    """True when ``x Wᵀ + b`` can run on oneDNN: fp32 CPU tensors, no autocast, no gradient for W or b."""
+    """True when ``x Wᵀ + b`` can run on oneDNN: fp32 CPU tensors, no autocast, no gradient for W or b,
+    not being compiled."""
     return (
         _enabled
+        and not torch.compiler.is_compiling()
         and x.device.type == "cpu"
         and x.dtype == torch.float32
         and weight.dtype == torch.float32
@@ -116,11 +126,17 @@ class _LinearOfInput(torch.autograd.Function):
 
 
 class Linear(nn.Linear):
-    """``torch.nn.Linear`` whose fp32 CPU products with a frozen W run on oneDNN (same result to fp32 rounding)."""
+    """``torch.nn.Linear`` whose fp32 CPU products with a frozen W may run on oneDNN (same result to fp32 rounding).
+
+    ``onednn`` (default True) lets this layer use oneDNN where ``onednn_applies``; False keeps it on
+    ``F.linear`` always.
+    """
+
+    onednn: bool = True
 
     def forward(self, x: Tensor) -> Tensor:
         """(..., in_features) -> (..., out_features)."""
-        if onednn_applies(x, self.weight, self.bias):
+        if self.onednn and onednn_applies(x, self.weight, self.bias):
             if torch.is_grad_enabled() and x.requires_grad:
                 return _LinearOfInput.apply(x, self.weight, self.bias)  # (..., out)
             return _onednn_linear(x, self.weight, self.bias)  # (..., out)

@@ -6,7 +6,7 @@ const PAGE_SIZE = 25;
 const NEXT = { new: [["in_progress", "start work"]], in_progress: [["resolved", "resolve"], ["new", "back to new"]],
   resolved: [["in_progress", "reopen"]] };
 const COLOURS = ["#d62d20", "#f08c00", "#7b3fa0", "#1f77b4", "#2ca02c", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"];
-const state = { labels: [], offset: 0, total: 0 };
+const state = { labels: [], offset: 0, total: 0, zone: "UTC" };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -42,7 +42,26 @@ const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
 function visible(text) { return String(text).replace(BIDI_CONTROLS, ""); }
 
 function pretty(label) { return label.replace(/_/g, " "); }
-function when(iso) { return iso.slice(0, 16).replace("T", " ") + " UTC"; }
+// times come from the API in UTC; they are shown in the service's zone (mealwatch serve --timezone)
+function when(iso) {
+  if (!iso) return "";
+  const parts = new Intl.DateTimeFormat("en-GB", { timeZone: state.zone, year: "numeric", month: "2-digit", day: "2-digit",
+    hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short" }).formatToParts(new Date(iso));
+  const get = (type) => (parts.find((p) => p.type === type) || {}).value || "";
+  return `${get("year")}-${get("month")}-${get("day")} ${get("hour")}:${get("minute")} ${get("timeZoneName")}`;
+}
+function day(iso) { return iso ? when(iso).slice(0, 10) : ""; }
+// the UTC offset of the service's zone on a day, as ISO writes it: "+05:30"
+function zoneOffset(dayText) {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone: state.zone, timeZoneName: "longOffset" }).formatToParts(new Date(`${dayText}T12:00:00Z`));
+  const name = (parts.find((p) => p.type === "timeZoneName") || {}).value || "GMT";
+  return name === "GMT" ? "+00:00" : name.slice(3);
+}
+function nextDay(dayText) { return new Date(Date.parse(`${dayText}T00:00:00Z`) + 86400000).toISOString().slice(0, 10); }
+function officerHeaders(extra = {}) {
+  const name = ($("#officer").value || "").trim();
+  return name ? { ...extra, "X-Officer": name } : extra;
+}
 
 // --- classify one complaint --------------------------------------------------------------------
 
@@ -161,10 +180,15 @@ $("#upload-form").addEventListener("submit", async (event) => {
 
 function filterQuery() {
   const q = new URLSearchParams();
-  for (const [id, key] of [["#f-label", "label"], ["#f-urgency", "urgency"], ["#f-status", "status"], ["#f-review", "needs_review"], ["#f-school", "school"]]) {
+  for (const [id, key] of [["#f-label", "label"], ["#f-urgency", "urgency"], ["#f-status", "status"], ["#f-review", "needs_review"],
+    ["#f-school", "school"], ["#f-district", "district"], ["#f-block", "block"]]) {
     const v = $(id).value.trim();
     if (v) q.set(key, v);
   }
+  // whole days in the service's zone, sent as times with their offset
+  if ($("#f-from").value) q.set("from", `${$("#f-from").value}T00:00:00${zoneOffset($("#f-from").value)}`);
+  if ($("#f-to").value) { const d = nextDay($("#f-to").value); q.set("to", `${d}T00:00:00${zoneOffset(d)}`); }
+  if ($("#f-queue").checked) { q.set("order", "review"); q.set("corrected", "false"); }
   return q;
 }
 
@@ -174,13 +198,56 @@ function logItem(c) {
     b.addEventListener("click", () => changeStatus(c.id, to));
     return b;
   });
-  const meta = `#${c.id} · ${c.school ? visible(c.school) : "no school given"} · ${when(c.created_at)}`;
-  return el("li", { "data-id": c.id },
+  const fix = el("button", { type: "button", class: "ghost", "data-correct": c.id, text: "correct labels" });
+  const place = [c.school || "no school given", c.block, c.district].filter(Boolean).map(visible).join(", ");
+  const facts = [`#${c.id}`, place, `received ${when(c.created_at)}`];
+  if (c.incident_at) facts.push(`incident ${day(c.incident_at)}`);
+  if (c.channel) facts.push(`by ${c.channel}`);
+  if (c.reporter_phone) facts.push(`☎ ${c.reporter_phone}`);
+  if (c.assignee) facts.push(`assigned to ${visible(c.assignee)}`);
+  const predicted = c.labels.map((l) => el("span", { class: c.corrected_labels ? "chip predicted" : "chip", text: pretty(l), title: "predicted" }));
+  const corrected = (c.corrected_labels || []).map((l) => el("span", { class: "chip corrected", text: pretty(l) }));
+  const chips = el("div", { class: "chips" }, ...(c.corrected_labels ? [el("span", { class: "small muted", text: `corrected by ${visible(c.corrected_by || "an officer")}:` }), ...corrected, el("span", { class: "small muted", text: "model:" })] : []), ...predicted);
+  const body = el("div", {}, el("p", { class: "text", dir: "auto", text: visible(c.text) }),
+    el("div", { class: "meta", dir: "auto", text: facts.join(" · ") }), chips);
+  if (c.notes) body.append(el("p", { class: "notes small", dir: "auto", text: visible(c.notes) }));
+  const item = el("li", { "data-id": c.id, class: c.corrected_labels ? "is-corrected" : "" },
     el("div", { class: "urg" }, el("span", { class: `badge ${c.urgency}`, text: c.urgency }),
       ...(c.needs_review ? [el("span", { class: "badge review", text: "needs review", title: c.review_reasons.join("; ") })] : [])),
-    el("div", {}, el("p", { class: "text", dir: "auto", text: visible(c.text) }), el("div", { class: "meta", dir: "auto", text: meta }),
-      el("div", { class: "chips" }, ...c.labels.map((l) => el("span", { class: "chip", text: pretty(l) })))),
-    el("div", { class: "status" }, el("span", { class: `state ${c.status}`, text: pretty(c.status) }), ...actions));
+    body,
+    el("div", { class: "status" }, el("span", { class: `state ${c.status}`, text: pretty(c.status) }), ...actions, fix));
+  fix.addEventListener("click", () => toggleEditor(item, c));
+  return item;
+}
+
+function toggleEditor(item, c) {
+  const open = item.querySelector(".editor");
+  if (open) { open.remove(); return; }
+  const current = new Set(c.corrected_labels || c.labels);
+  const boxes = state.labels.map((l) => el("label", { class: "check" },
+    Object.assign(el("input", { type: "checkbox", value: l, "data-label": l }), { checked: current.has(l) }), pretty(l)));
+  const assignee = el("input", { type: "text", class: "assignee", maxlength: "200", placeholder: "assign to", "aria-label": "assign to" });
+  assignee.value = c.assignee || "";
+  const notes = el("textarea", { class: "notes-input", rows: "2", maxlength: "5000", placeholder: "notes", "aria-label": "notes" });
+  notes.value = c.notes || "";
+  const save = el("button", { type: "button", class: "save-correction", text: "save" });
+  const problem = el("p", { class: "error", role: "alert" });
+  problem.hidden = true;
+  const editor = el("div", { class: "editor" }, el("div", { class: "label-boxes" }, ...boxes), assignee, notes, save, problem);
+  save.addEventListener("click", async () => {
+    const labels = [...editor.querySelectorAll("input[data-label]:checked")].map((b) => b.value);
+    const body = { assignee: assignee.value, notes: notes.value };
+    const was = c.corrected_labels || c.labels;
+    if (labels.length !== was.length || labels.some((l) => !was.includes(l))) body.labels = labels;
+    try {
+      await api(`/api/complaints/${c.id}`, { method: "PATCH", headers: officerHeaders({ "Content-Type": "application/json" }), body: JSON.stringify(body) });
+      refreshLog();
+      refreshAlerts();
+    } catch (error) {
+      showError(problem, error);
+    }
+  });
+  item.append(editor);
 }
 
 async function refreshLog() {
@@ -208,7 +275,7 @@ async function refreshLog() {
 
 async function changeStatus(id, to) {
   try {
-    await api(`/api/complaints/${id}`, { method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ status: to }) });
+    await api(`/api/complaints/${id}`, { method: "PATCH", headers: officerHeaders({ "Content-Type": "application/json" }), body: JSON.stringify({ status: to }) });
     showError($("#log-error"), null);
   } catch (error) {
     showError($("#log-error"), error);
@@ -216,12 +283,85 @@ async function changeStatus(id, to) {
   refreshLog();
 }
 
-for (const id of ["#f-label", "#f-urgency", "#f-status", "#f-review"]) $(id).addEventListener("change", () => { state.offset = 0; refreshLog(); });
+for (const id of ["#f-label", "#f-urgency", "#f-status", "#f-review", "#f-from", "#f-to", "#f-queue"]) $(id).addEventListener("change", () => { state.offset = 0; refreshLog(); });
 let typing;
-$("#f-school").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => { state.offset = 0; refreshLog(); }, 300); });
+for (const id of ["#f-school", "#f-district", "#f-block"]) {
+  $(id).addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => { state.offset = 0; refreshLog(); }, 300); });
+}
 $("#filters").addEventListener("submit", (e) => e.preventDefault());
 $("#prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE_SIZE); refreshLog(); });
 $("#next").addEventListener("click", () => { state.offset += PAGE_SIZE; refreshLog(); });
+
+// --- bulk paste: one complaint per line ------------------------------------------------------
+
+function bulkItems() {
+  const shared = { district: $("#bulk-district").value.trim(), block: $("#bulk-block").value.trim(),
+    incident_date: $("#bulk-date").value, channel: $("#bulk-channel").value };
+  const items = [];
+  for (const line of $("#bulk-text").value.split(/\r?\n/)) {
+    if (!line.trim()) continue;
+    const cells = (line.includes("\t") ? line.split("\t") : line.split("|")).map((c) => c.trim());
+    const [text, school, date, block, district] = cells;
+    const item = { text };
+    const fields = { school, incident_date: date || shared.incident_date, block: block || shared.block,
+      district: district || shared.district, channel: shared.channel };
+    for (const [k, v] of Object.entries(fields)) if (v) item[k] = v;
+    items.push(item);
+  }
+  return items;
+}
+
+$("#bulk-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const button = $("#bulk-btn");
+  button.disabled = true;
+  showError($("#bulk-error"), null);
+  $("#bulk-done").hidden = true;
+  try {
+    const items = bulkItems();
+    if (!items.length) throw new Error("paste at least one complaint, one per line");
+    let saved = 0;
+    for (let start = 0; start < items.length; start += 256) {  // the API takes up to 256 at once
+      const headers = { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey() };
+      const answer = await api("/api/classify/batch", { method: "POST", headers,
+        body: JSON.stringify({ items: items.slice(start, start + 256), save: true }) });
+      saved += answer.count;
+    }
+    $("#bulk-done").textContent = `${saved} complaints classified and saved`;
+    $("#bulk-done").hidden = false;
+    $("#bulk-text").value = "";
+    refreshLog();
+    refreshAlerts();
+  } catch (error) {
+    showError($("#bulk-error"), error);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+// --- outbreak alerts: a banner until an officer acknowledges them -----------------------------
+
+async function refreshAlerts() {
+  let page;
+  try { page = await api("/api/alerts?status=open&limit=20"); } catch { return; }
+  const banner = $("#alert-banner");
+  banner.hidden = page.items.length === 0;
+  $("#alert-list").replaceChildren(...page.items.map((a) => {
+    const ack = el("button", { type: "button", "data-alert": a.id, text: "acknowledge" });
+    ack.addEventListener("click", async () => {
+      ack.disabled = true;
+      try {
+        await api(`/api/alerts/${a.id}`, { method: "PATCH", headers: officerHeaders({ "Content-Type": "application/json" }), body: JSON.stringify({ status: "acknowledged" }) });
+      } catch (error) {
+        showError($("#log-error"), error);
+      }
+      refreshAlerts();
+    });
+    const span = a.first_at === a.last_at ? when(a.first_at) : `${when(a.first_at)} – ${when(a.last_at)}`;
+    return el("li", { "data-alert-id": a.id }, el("strong", { dir: "auto", text: visible(a.summary) }),
+      el("span", { class: "small", text: ` · ${span} · complaints ${a.complaint_ids.map((i) => `#${i}`).join(", ")}` }), ack);
+  }));
+}
 
 // --- chart: stacked bars of complaints per label per day, drawn as SVG ------------------------
 
@@ -296,6 +436,18 @@ async function refreshHealth() {
 }
 
 async function start() {
+  try {
+    const settings = await api("/api/settings");
+    state.zone = settings.timezone;
+    $("#zone-note").textContent = `times in ${settings.timezone}; dates filter whole days there`;
+    $("#bulk-channel").append(...settings.channels.map((c) => el("option", { value: c, text: c })));
+  } catch (error) {
+    showError($("#log-error"), error);
+  }
+  $("#officer").value = localStorage.getItem("mealwatch-officer") || "";
+  $("#officer").addEventListener("change", () => localStorage.setItem("mealwatch-officer", $("#officer").value.trim()));
+  refreshAlerts();
+  setInterval(refreshAlerts, 30000);
   try {
     const labels = await api("/api/labels");
     state.labels = labels.map((l) => l.label);

@@ -1,0 +1,96 @@
+"""Handing memory that training has freed back to the operating system.
+
+A training step allocates its activations and gradients, then frees them. The C allocator
+(glibc's malloc) keeps most freed pages for reuse instead of returning them, and because
+batches differ in shape the kept pages rarely fit the next request: the process's resident
+memory climbs step after step although the live tensors stay the same size. ``malloc_trim``
+returns every wholly free page to the system. The training loops (fine-tuning, distillation,
+masked-language-model pre-training) call it every few steps through ``MemoryReleaser``. The server sets
+glibc's thresholds once at its start instead (``hand_back_freed_memory``).
+
+On systems without glibc (macOS, Windows, musl) this is a no-op.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import sys
+from collections.abc import Callable
+
+#: steps between two releases: often enough that freed pages never pile up, rarely enough to cost nothing
+RELEASE_EVERY = 10
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:  # no C library found
+        return None
+
+
+def _find_malloc_trim() -> Callable[[int], int] | None:
+    libc = _libc()
+    try:
+        return libc.malloc_trim if libc is not None else None
+    except AttributeError:  # a C library without malloc_trim (musl)
+        return None
+
+
+_malloc_trim = _find_malloc_trim()
+
+
+def release_freed_memory(collect: bool = False) -> bool:
+    """Return the allocator's free pages to the system (``collect``: run Python's garbage collector first).
+
+    True when this platform can (glibc), False where it is a no-op.
+    """
+    if collect:
+        gc.collect()
+    if _malloc_trim is None:
+        return False
+    _malloc_trim(0)
+    return True
+
+
+class MemoryReleaser:
+    """Call ``step()`` once per training step: every ``every`` steps the freed memory goes back to the system."""
+
+    def __init__(self, every: int = RELEASE_EVERY) -> None:
+        if every < 1:
+            raise ValueError(f"every must be at least 1, not {every}")
+        self.every = every
+        self.steps = 0
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps % self.every == 0:
+            release_freed_memory()
+
+
+#: allocations from this size up get their own pages from the system, handed back when freed (glibc's M_MMAP_THRESHOLD)
+MMAP_THRESHOLD = 128 * 1024
+#: heaps glibc may keep for the server's many request threads (its default is 8 per core), each fragmenting alone
+MALLOC_ARENAS = 2
+
+
+def hand_back_freed_memory() -> bool:
+    """Make glibc give a freed tensor's memory back to the system; True when set.
+
+    glibc raises its mmap threshold each time a large block is freed, so that after a few requests the
+    model's activations come from the heap, where freed space of varied sizes (texts of every length,
+    batches of every size) fragments and the server's memory keeps climbing under load. A fixed
+    threshold keeps each large block its own mapping, returned whole when freed, and few arenas keep the
+    request threads' small allocations from spreading over many heaps. Not glibc: nothing to do.
+    """
+    libc = _libc()
+    if libc is None:
+        return False
+    try:
+        arenas = libc.mallopt(-8, MALLOC_ARENAS)  # -8: M_ARENA_MAX
+        return bool(libc.mallopt(-3, MMAP_THRESHOLD)) and bool(arenas)  # -3: M_MMAP_THRESHOLD
+    except AttributeError:  # a C library without mallopt (musl)
+        return False

@@ -1,0 +1,112 @@
+"""Routes of an officer's day beyond classifying: a complaint's full history, outbreak alerts and the
+settings the page needs (its time zone, the channels).
+
+The complaint's own routes (list, get, PATCH for status, corrections, assignee and notes) are in app.py.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Header, Query
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..log import ALERT_STATUSES
+from ..records import CHANNELS, clean_name
+from .app import Svc
+from .errors import ApiError
+from .record_fields import BY_HEADER
+from .schemas import MAX_OFFSET
+
+router = APIRouter()
+
+
+class Change(BaseModel):
+    field: Literal["status", "labels", "assignee", "notes"]
+    old: str | list[str] | None
+    new: str | list[str] | None
+    by: str | None = Field(description="who made it, as the request named them (null: not named)")
+    at: str
+
+
+class Alert(BaseModel):
+    id: int
+    rule: str
+    summary: str
+    school: str | None
+    udise: str | None
+    block: str | None
+    district: str | None
+    complaint_ids: list[int]
+    first_at: str = Field(description="the first complaint's incident time (else arrival time), UTC")
+    last_at: str
+    status: Literal["open", "acknowledged"]
+    raised_at: str
+    updated_at: str
+    acknowledged_at: str | None
+    acknowledged_by: str | None
+
+
+class AlertPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[Alert]
+
+
+class AlertPatch(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    status: Literal["acknowledged"] = Field(description="an officer has seen it and acts on it")
+    by: str | None = Field(None, description="who acknowledges it (else the X-Officer header)")
+
+    @field_validator("by")
+    @classmethod
+    def _by(cls, v: str | None) -> str | None:
+        return clean_name(v, "by")
+
+
+@router.get("/api/complaints/{complaint_id}/history", response_model=list[Change], tags=["log"])
+def complaint_history(complaint_id: int, svc: Svc) -> list[dict]:
+    """Every change of the complaint's status, labels, assignee and notes, oldest first, with who and when."""
+    changes = svc.store.changes(complaint_id)
+    if changes is None:
+        raise ApiError(404, f"no complaint with id {complaint_id}")
+    return changes
+
+
+@router.get("/api/alerts", response_model=AlertPage, tags=["alerts"])
+def list_alerts(
+    svc: Svc,
+    status: Annotated[Literal[ALERT_STATUSES] | None, Query(description="only open or acknowledged alerts")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+) -> dict:
+    """Outbreak alerts, open ones first, then the most recent."""
+    page = svc.store.list_alerts(status, limit, offset)
+    return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}
+
+
+@router.patch("/api/alerts/{alert_id}", response_model=Alert, tags=["alerts"])
+def acknowledge_alert(
+    alert_id: int,
+    body: AlertPatch,
+    svc: Svc,
+    officer: Annotated[str | None, Header(alias=BY_HEADER, description="who acknowledges it")] = None,
+) -> dict:
+    """Acknowledge an alert (the page's banner goes); acknowledging it again changes nothing."""
+    alert = svc.store.acknowledge_alert(alert_id, body.by or (officer or "").strip()[:200] or None)
+    if alert is None:
+        raise ApiError(404, f"no alert with id {alert_id}")
+    return alert
+
+
+@router.get("/api/settings", tags=["service"])
+def settings(svc: Svc) -> dict:
+    """What the page needs to know of this service: the officers' time zone, the channels, the alert rules."""
+    rules = svc.alerts.rules if svc.alerts is not None else ()
+    return {
+        "timezone": str(getattr(svc.zone, "key", "UTC")),
+        "channels": list(CHANNELS),
+        "alert_rules": [{"name": r.name, "summary": r.summary} for r in rules],
+    }
