@@ -3,9 +3,12 @@
 Builds a tiny random classifier (no training, no download), serves it in-process (FastAPI's TestClient,
 addressed to 127.0.0.1) with a fresh SQLite log, then sends --inputs generated bad requests — wrong types,
 broken JSON and multipart bodies, invisible and surrogate texts, unclosed CSV quotes, extreme dates and ids,
-foreign Host headers, cross-site writes, reused idempotency keys — each one that could save asking to save.
-Prints the answers by status, the number of 5xx answers and the number of rows written by requests that were
-refused (the log's count before and after each refused request). Targets: both 0.
+foreign Host headers, cross-site writes, reused idempotency keys, record fields that cannot be stored (issue 15:
+district, block, incident dates, channel, phone, extra fields), corrections, assignee and notes, alert
+acknowledgements and complaint histories — each one that could save asking to save. Prints the answers by
+status, the number of 5xx answers and the number of rows written by requests that were refused (the log's
+complaints, and the complaints and alerts a request could change, before and after each refused request).
+Targets: both 0.
 
     python benchmarks/security_probe.py [--inputs 1200] [--seed 0]
 """
@@ -32,6 +35,18 @@ WEIRD_VALUES = [None, 5, -1, 2**63, 1.5, True, [], {}, ["x"], {"text": "x"}, "ye
 BAD_DATES = ["9999-12-31", "0001-01-01T00:00+05:30", "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+00:00",
              "2024-02-30", "2024-13-01", "yesterday", "1e9", "2024-05-01T25:00", "\x00"]  # fmt: skip
 BAD_IDS = [str(2**63), str(2**64), str(-(2**63) - 1), "1e3", "abc", "0x10", "%00", "1.0", "-0"]
+#: record field values that cannot be stored as given (issue 15's fields)
+BAD_RECORD = {
+    "school": ["\ud800", "x" * 201, "\x00", 7],
+    "udise": ["123", "0912345678x", "\udc00", 9123456789],
+    "district": ["Gaya \ud800", "d" * 201, "\x00", ["Gaya"]],
+    "block": ["\udfff", "b" * 201, {"name": "x"}],
+    "incident_date": ["0001-01-01", "9999-12-31T23:00-05:00", "0001-01-01T00:00+05:30", "1999-12-31", "31/01/2025",
+                      "2025-02-30", "\x00", 20250131],
+    "channel": ["fax", "", "\ud800", 1],
+    "reporter_phone": ["12", "call me", "+" + "9" * 30, "=1+1", "\udc00"],
+    "extra": [{"ward": "\ud800"}, {"k" * 201: "v"}, {str(i): "v" for i in range(51)}, {"ward": 7}, ["x"], "x"],
+}  # fmt: skip
 
 
 def tiny_model(folder: Path) -> Path:
@@ -168,11 +183,59 @@ def bad_query(r: random.Random) -> Request:
         ("from", r.choice(BAD_DATES)), ("to", r.choice(BAD_DATES)),
         ("limit", r.choice(["0", "501", "-1", "x", str(2**64)])), ("offset", r.choice(["-1", str(2**63), "1e3"])),
         ("label", r.choice(["rats", "", "\x00"])), ("urgency", "urgent"), ("status", "done"),
-        ("needs_review", r.choice(["maybe", "2"])),
+        ("needs_review", r.choice(["maybe", "2"])), ("channel", "fax"), ("corrected", "perhaps"),
+        ("order", "newest"), ("full_phone", "please"), ("district", "\x00"),
     ])  # fmt: skip
-    if path != "/api/complaints" and name in ("limit", "offset"):
+    if path != "/api/complaints" and name in ("limit", "offset", "order"):
         name, value = "from", r.choice(BAD_DATES)
     return "GET", path, {"params": {name: value}}
+
+
+def bad_record(r: random.Random) -> Request:
+    name = r.choice(list(BAD_RECORD))
+    field = {name: r.choice(BAD_RECORD[name])}
+    if r.random() < 0.5:
+        return json_body("/api/classify", {"text": "no meal today", "save": True, "district": "Gaya", **field})
+    return json_body("/api/classify/batch", {"items": [{"text": "fine"}, {"text": "no meal", **field}], "save": True})
+
+
+def bad_record_csv(r: random.Random) -> Request:
+    cell = r.choice(["0001-01-01", "9999-12-31T23:00-05:00", "fax", "12", "\x00", '"open', "1999-12-31"])
+    column = r.choice(["incident_date", "channel", "reporter_phone", "district", "udise"])
+    upload = f"text,{column},ward\nno meal today,{cell},7\ndal cold,,8\n".encode("utf-8", "surrogatepass")
+    return "POST", "/api/classify/csv", {"files": {"file": ("day.csv", upload, "text/csv")}, "data": {"save": "true"}}
+
+
+def bad_change(r: random.Random) -> Request:
+    body = r.choice([
+        {"labels": r.choice([[], ["rats"], "illness", [1], ["illness\ud800"], None])},
+        {"assignee": r.choice(["a" * 201, "\ud800", "\x00", 5, ["x"]])},
+        {"notes": r.choice(["n" * 5001, "\udfff", "\x00", True])},
+        {"by": r.choice(["\ud800", "b" * 201, 3]), "notes": "ok"},
+        {"status": "in_progress", "labels": ["illness"], "colour": "red"},
+        {},
+        {"notes": None, "assignee": None},
+    ])  # fmt: skip
+    cid = r.choice(["1", "2"] + BAD_IDS)
+    method, _, kwargs = json_body("/api/complaints", body)
+    return "PATCH", f"/api/complaints/{cid}", kwargs
+
+
+def bad_alerts(r: random.Random) -> Request:
+    choice = r.randrange(4)
+    if choice == 0:
+        body = r.choice([{"status": "open"}, {"status": "ACKNOWLEDGED"}, {}, {"status": "acknowledged", "by": "\ud800"},
+                         {"status": "acknowledged", "x": 1}, {"status": 1}, ["acknowledged"]])  # fmt: skip
+        method, _, kwargs = json_body("/api/alerts", body)
+        return "PATCH", f"/api/alerts/{r.choice(['1'] + BAD_IDS)}", kwargs
+    if choice == 1:
+        good = {"status": "acknowledged"}
+        return "PATCH", f"/api/alerts/{r.choice(BAD_IDS + ['999'])}", {"json": good}
+    if choice == 2:
+        return "GET", f"/api/complaints/{r.choice(BAD_IDS + ['999'])}/history", {}
+    name, value = r.choice([("status", "closed"), ("limit", "0"), ("limit", "501"), ("offset", str(2**63)),
+                            ("offset", "-1")])  # fmt: skip
+    return "GET", "/api/alerts", {"params": {name: value}}
 
 
 def bad_page(r: random.Random) -> Request:
@@ -198,8 +261,17 @@ def bad_moves(r: random.Random) -> Request:
     )
 
 
+def cross_site_change(r: random.Random) -> Request:
+    """A well-formed change, refused only because another site sends it."""
+    return r.choice([
+        ("PATCH", "/api/complaints/2", {"json": {"labels": ["other"], "assignee": "Mallory", "notes": "closed"}}),
+        ("PATCH", "/api/complaints/2", {"json": {"status": "in_progress"}}),
+        ("PATCH", "/api/alerts/1", {"json": {"status": "acknowledged"}}),
+    ])  # fmt: skip
+
+
 def foreign(r: random.Random) -> Request:
-    method, path, kwargs = r.choice([bad_classify, bad_csv])(r)
+    method, path, kwargs = r.choice([bad_classify, bad_csv, cross_site_change])(r)
     if method == "POST" and "files" in kwargs:
         kwargs["data"] = {"save": "true"}
     if r.random() < 0.5:
@@ -207,12 +279,10 @@ def foreign(r: random.Random) -> Request:
     else:
         kwargs["headers"] = {**kwargs.get("headers", {}), "origin": r.choice(["http://evil.example", "null"]),
                              "sec-fetch-site": r.choice(["cross-site", "same-site"])}  # fmt: skip
-    good = json_body("/api/classify", {"text": "no meal today", "save": True})
-    return (
-        (method, path, kwargs)
-        if r.random() < 0.5
-        else (good[0], good[1], {**good[2], "headers": {**good[2]["headers"], **kwargs["headers"]}})
-    )
+    good = r.choice([json_body("/api/classify", {"text": "no meal today", "save": True}), cross_site_change(r)])
+    if r.random() < 0.5:
+        return method, path, kwargs
+    return good[0], good[1], {**good[2], "headers": {**good[2].get("headers", {}), **kwargs["headers"]}}
 
 
 def reused_key(r: random.Random) -> Request:
@@ -226,7 +296,20 @@ GENERATORS: dict[str, Callable[[random.Random], Request]] = {
     "classify": bad_classify, "batch": bad_batch, "csv": bad_csv, "unparseable body": bad_json,
     "attention": bad_attention, "log queries": bad_query, "attention page": bad_page, "ids": bad_ids,
     "status moves": bad_moves, "foreign host / cross-site": foreign, "idempotency key": reused_key,
+    "record fields": bad_record, "record columns (CSV)": bad_record_csv, "corrections, notes": bad_change,
+    "alerts, history": bad_alerts,
 }  # fmt: skip
+
+
+def log_state(store, watched: list[int]) -> tuple:
+    """What a refused request must not change: the number of complaints, the watched complaints' status, labels,
+    assignee, notes and history, and every alert."""
+    complaints = []
+    for cid in watched:
+        c = store.get(cid)
+        complaints.append((c["status"], c["corrected_labels"], c["assignee"], c["notes"], len(store.changes(cid))))
+    alerts = [(a["id"], a["status"], a["complaint_ids"]) for a in store.list_alerts(limit=None).items]
+    return store.count(), complaints, alerts
 
 
 def main() -> int:
@@ -247,7 +330,13 @@ def main() -> int:
             first = client.post("/api/classify", json={"text": "the dal was cold", "save": True}).json()["id"]
             for status in ("in_progress", "resolved"):
                 client.patch(f"/api/complaints/{first}", json={"status": status})
+            # one about a hospital admission, which raises an alert (id 1), for the corrections and acknowledgements
+            hospital = {"text": "a child was taken to hospital", "school": "GPS Rampur", "district": "Gaya",
+                        "save": True}  # fmt: skip
+            second = client.post("/api/classify", json=hospital).json()["id"]
+            assert [a["id"] for a in client.get("/api/alerts").json()["items"]] == [1]
             client.post("/api/classify", json={"text": "keyed", "save": True}, headers={"idempotency-key": "probe-key"})
+            store, watched = app.state.service.store, [first, second]
             statuses: collections.Counter = collections.Counter()
             per_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
             server_errors, written, accepted = [], [], 0
@@ -255,15 +344,16 @@ def main() -> int:
             for i in range(args.inputs):
                 kind = list(GENERATORS)[i % len(GENERATORS)]
                 method, path, kwargs = GENERATORS[kind](r)
-                before = app.state.service.store.count()
+                before = log_state(store, watched)
                 answer = client.request(method, path, **kwargs)
-                after = app.state.service.store.count()
+                after = log_state(store, watched)
                 statuses[answer.status_code] += 1
                 per_kind[kind][answer.status_code] += 1
                 if answer.status_code >= 500:
                     server_errors.append((kind, method, path, answer.text[:200]))
                 elif answer.status_code >= 400 and after != before:
-                    written.append((kind, method, path, answer.status_code, after - before))
+                    changed = max(1, after[0] - before[0])  # new complaints, else one changed row
+                    written.append((kind, method, path, answer.status_code, changed))
                 elif answer.status_code < 400:
                     accepted += 1
             seconds = time.perf_counter() - t0

@@ -143,11 +143,14 @@ def check_incident(value: str | None, zone: tzinfo = timezone.utc) -> datetime |
         else:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
             moment = moment.replace(tzinfo=zone) if moment.tzinfo is None else moment
-        moment = moment.astimezone(timezone.utc)
-    except (ValueError, OverflowError):  # OverflowError: a time at the calendar's ends, once in UTC
+    except ValueError:
         raise RecordError(
             f"incident_date must be a day (YYYY-MM-DD) or an ISO time (2025-01-31T13:05+05:30), not {value!r}"
         ) from None
+    try:
+        moment = moment.astimezone(timezone.utc)
+    except OverflowError:  # a time at the calendar's very ends, once in UTC
+        raise RecordError(f"incident_date {value!r} is before the year 2000 or after 9999: check the date") from None
     if moment.year < 2000:
         raise RecordError(f"incident_date {value!r} is before the year 2000: check the date")
     return moment
