@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ..labels import urgency_rank
@@ -93,6 +93,21 @@ class ComplaintChange:
 
 
 @dataclass
+class SavedAnswer:
+    """The answer to a saving request that carried an idempotency key, as stored with the complaints it saved."""
+
+    fingerprint: str  # what the request asked (a hash); the same key with another fingerprint is another request
+    answer: str  # the response body
+    media_type: str
+    complaint_ids: list[int]
+    replayed: bool = False  # True when an earlier request with this key saved it (nothing new was saved)
+
+
+#: how long a saving request's answer is kept for its retries (older keys are forgotten, hours)
+IDEMPOTENCY_HOURS = 24
+
+
+@dataclass
 class Page:
     total: int
     items: list[dict[str, Any]] = field(default_factory=list)
@@ -110,7 +125,7 @@ def to_stored_time(moment: datetime) -> str:
     """A time as stored (UTC, ``...Z``); a naive one is taken as UTC."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.isoformat(timespec="microseconds") + "Z"  # strftime's %Y drops a year's leading zeros
 
 
 def from_stored_time(text: str) -> datetime:
@@ -176,7 +191,7 @@ class Tx(ABC):
 class ComplaintLog(ABC):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
-    A backend opens its database and implements ``close``, ``add_many``, ``_read`` and ``_write``; every
+    A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
     other method is written once, here, on top of ``Tx``.
     """
 
@@ -193,9 +208,49 @@ class ComplaintLog(ABC):
         """Save one complaint; returns its id."""
         return self.add_many([complaint])[0]
 
-    @abstractmethod
     def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
         """Save complaints in one transaction (all or none); returns their ids in order."""
+        if not complaints:
+            return []
+        with self._write() as tx:
+            return self._insert(tx, complaints, self.clock())
+
+    def saved_answer(self, key: str) -> SavedAnswer | None:
+        """The stored answer of the saving request that carried idempotency ``key``, or None (none, or forgotten)."""
+        with self._read() as tx:
+            row = tx.one(SAVED_ANSWER, (key, forgotten_before(self.clock())))
+        return decode_saved(row, replayed=True) if row else None
+
+    def add_many_once(
+        self,
+        key: str,
+        fingerprint: str,
+        complaints: Sequence[NewComplaint],
+        answer: Callable[[list[int]], tuple[str, str]],
+    ) -> SavedAnswer:
+        """Save complaints and ``answer(ids)`` (body, media type) under ``key`` in one transaction — unless ``key``
+        was saved already (by a retry racing this one, too): then nothing is saved and the stored answer returned,
+        ``replayed`` True. Keys older than ``IDEMPOTENCY_HOURS`` are forgotten."""
+        now = self.clock()
+        cutoff = forgotten_before(now)
+        with self._write() as tx:
+            tx.lock(f"idempotency-key {key}")  # a retry racing this request waits here, then finds the key taken
+            tx.run("DELETE FROM saved_requests WHERE created_at < ?", (cutoff,))
+            row = tx.one(SAVED_ANSWER, (key, cutoff))
+            if row is not None:
+                return decode_saved(row, replayed=True)
+            ids = self._insert(tx, complaints, now)
+            body, media_type = answer(ids)
+            tx.run(
+                "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key, fingerprint, body, media_type, json.dumps(ids), now),
+            )
+        return SavedAnswer(fingerprint, body, media_type, ids)
+
+    @abstractmethod
+    def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
+        """Insert new complaints (and their label rows) within ``tx``, created at ``now``; their ids in order."""
 
     @abstractmethod
     def _read(self) -> AbstractContextManager[Tx]:
@@ -520,6 +575,22 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
 
 def page_clause(limit: int | None, offset: int) -> str:
     return "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
+
+
+#: a saving request's stored answer, by key, unless forgotten (parameters: key, forgotten_before(); "?" marks)
+SAVED_ANSWER = (
+    "SELECT fingerprint, answer, media_type, complaint_ids FROM saved_requests WHERE key = ? AND created_at >= ?"
+)
+
+
+def decode_saved(row: Mapping[str, Any], replayed: bool) -> SavedAnswer:
+    """A ``saved_requests`` row (fingerprint, answer, media_type, complaint_ids) as a SavedAnswer."""
+    return SavedAnswer(row["fingerprint"], row["answer"], row["media_type"], json.loads(row["complaint_ids"]), replayed)
+
+
+def forgotten_before(now: str) -> str:
+    """The stored time before which idempotency keys are forgotten, ``now`` being the log's clock."""
+    return to_stored_time(from_stored_time(now) - timedelta(hours=IDEMPOTENCY_HOURS))
 
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@
      fields as JSON), search and grouping keys, certainty; corrections beside the predicted labels, assignee
      and notes; complaint_changes (every change of status, labels, assignee, notes: what, who, when; the
      version-1 status_changes rows move there); alerts
+  5: saved_requests: the answer to each saving request that carried an Idempotency-Key, replayed for a retry
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
@@ -27,7 +28,7 @@ from typing import Any
 from ..records import fold, school_group
 from .base import StoreError, utc_now
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SQLITE_STEPS: dict[int, str] = {
     1: """
@@ -125,7 +126,19 @@ SQLITE_STEPS: dict[int, str] = {
     );
     CREATE INDEX alerts_open ON alerts (status, rule, group_key);
     """,
+    5: """
+    CREATE TABLE saved_requests (
+        key TEXT PRIMARY KEY,          -- the client's Idempotency-Key
+        fingerprint TEXT NOT NULL,     -- SHA-256 of what the request asked (a key reused for another is refused)
+        answer TEXT NOT NULL,          -- the response body, replayed for a retry
+        media_type TEXT NOT NULL,
+        complaint_ids TEXT NOT NULL,   -- JSON list of the ids the request saved
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX saved_requests_created ON saved_requests (created_at);
+    """,
 }
+
 
 POSTGRES_STEPS: dict[int, str] = {
     1: """
@@ -229,6 +242,17 @@ POSTGRES_STEPS: dict[int, str] = {
     );
     CREATE INDEX alerts_open ON alerts (status, rule, group_key);
     """,
+    5: """
+    CREATE TABLE saved_requests (
+        key TEXT COLLATE "C" PRIMARY KEY,
+        fingerprint TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        complaint_ids TEXT NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL
+    );
+    CREATE INDEX saved_requests_created ON saved_requests (created_at);
+    """,
 }
 
 
@@ -245,7 +269,9 @@ ADVISORY_LOCK_KEY = 0x6D65_616C_7761_7463
 
 
 def _statements(script: str) -> list[str]:
-    return [s for s in script.split(";") if s.strip()]
+    """The script's statements (a step of only comments has none)."""
+    code = lambda s: "\n".join(line for line in s.splitlines() if not line.strip().startswith("--")).strip()  # noqa: E731
+    return [s for s in script.split(";") if code(s)]
 
 
 def _check(current: int, tables: list[str]) -> None:

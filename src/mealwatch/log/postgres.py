@@ -104,11 +104,10 @@ class PostgresLog(ComplaintLog):
             except queue.Empty:
                 return
 
-    def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
+    def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
         if not complaints:
             return []
-        now = self.clock()
-        with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
+        with tx.conn.cursor() as cur:
             cur.executemany(
                 insert_sql("%s") + " RETURNING id", [insert_row(c, now) for c in complaints], returning=True
             )
