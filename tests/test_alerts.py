@@ -10,8 +10,7 @@ from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
-from fastapi.testclient import TestClient
-from test_serve_api import model_dir, predictor  # noqa: F401 - the tiny model
+from test_serve_api import local_client, model_dir, predictor  # noqa: F401 - the tiny model
 
 from mealwatch.alerts import DEFAULT_RULES, AlertEngine, AlertRuleError, Webhook, load_rules
 from mealwatch.log import NewComplaint, to_stored_time
@@ -224,7 +223,7 @@ def test_a_receiver_that_never_takes_it_is_given_up_on_and_a_slow_one_never_dela
 def test_alerts_through_the_api_raised_on_save_listed_and_acknowledged(predictor, tmp_path):  # noqa: F811
     receiver = Receiver()
     app = create_app(db_path=tmp_path / "log.db", predictor=predictor, alert_url=receiver.url)
-    with TestClient(app) as client:
+    with local_client(app) as client:
         items = [{"text": f"bachcha {n} aspatal me bhartee", "school": "GPS Rampur", "block": "Bodh",
                   "district": "Gaya", "incident_date": "2025-03-01"} for n in range(2)]  # fmt: skip
         saved = client.post("/api/classify/batch", json={"items": items, "save": True}).json()["results"]

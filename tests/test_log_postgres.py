@@ -30,15 +30,9 @@ def test_postgres_url_alias_and_schema_version_table(pg_cluster):
     backend = PostgresBackend(pg_cluster)
     log = open_log(backend.db.replace("postgresql://", "postgres://"))
     assert log.schema_version == SCHEMA_VERSION and "***" in repr(log) and "test-password" not in repr(log)
-    assert [r[0] for r in backend.execute("SELECT version FROM schema_version ORDER BY version")] == [
-        1,
-        2,
-        3,
-        4,
-        5,
-        6,
-        7,
-    ]
+    assert [r[0] for r in backend.execute("SELECT version FROM schema_version ORDER BY version")] == list(
+        range(1, SCHEMA_VERSION + 1)
+    )
     log.close()
     with pytest.raises(StoreError, match="is closed"):
         log.count()
@@ -62,15 +56,9 @@ def test_postgres_concurrent_first_start_on_an_empty_database(pg_cluster):
     for t in threads:
         t.join()
     assert not errors and [log.schema_version for log in logs] == [SCHEMA_VERSION] * 6
-    assert [r[0] for r in backend.execute("SELECT version FROM schema_version ORDER BY version")] == [
-        1,
-        2,
-        3,
-        4,
-        5,
-        6,
-        7,
-    ]
+    assert [r[0] for r in backend.execute("SELECT version FROM schema_version ORDER BY version")] == list(
+        range(1, SCHEMA_VERSION + 1)
+    )
     for log in logs:
         log.close()
 

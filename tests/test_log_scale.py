@@ -3,16 +3,19 @@ arrive and change, school search through ``school_keys``; each checked against t
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 from datetime import datetime, timezone
+from urllib.parse import quote
 
 import pytest
 from log_backends import complaint
 from test_serve_api import log_client, model_dir, predictor  # noqa: F401 - the tiny model and its clients
 
-from mealwatch.log import ComplaintChange, CursorError, Filters, NewComplaint
-from mealwatch.log.base import COLUMNS, DAILY_COUNTS, ORDERS, decode_row, where_clause
+from mealwatch.log import ComplaintChange, CursorError, Filters, NewComplaint, SavedAnswer
+from mealwatch.log.base import COLUMNS, DAILY_COUNTS, ORDERS, decode_row, utc_now, where_clause
+from mealwatch.log.counts import RECOUNT
 
 LABEL_SETS = [["illness"], ["spoiled_food", "illness"], ["other"], ["foreign_object"], ["poor_hygiene"]]
 URGENCY = {"illness": "high", "foreign_object": "high", "spoiled_food": "medium", "poor_hygiene": "medium"}
@@ -124,6 +127,27 @@ def test_counts_follow_saves_corrections_and_moves(log_backend):
     assert store.list(Filters(since=since)).total == 23 and store.daily_label_counts(Filters(since=since)) == expected
 
 
+def forge(*key) -> str:
+    """A cursor built by hand (JSON escapes such as \\ud800 or \\u0000 kept as the JSON text carries them)."""
+    return base64.urlsafe_b64encode(json.dumps(list(key)).encode()).decode().rstrip("=")
+
+
+WHEN = "2025-01-31T10:00:00.000000Z"
+#: cursors of the right shape whose values the database could not store or compare, for either order
+FORGED = [
+    *(forge(order, 0, second, WHEN, 5) for order in ("queue", "review")
+      for second in (float("nan"), float("inf"), 10**30, 10**400, "1", None, True)),
+    *(forge(order, 0, 1, when, 5) for order in ("queue", "review")
+      for when in ("2025-01-31T10:00:00.000000Z\x00", "\ud800", "\x00", "٢٠٢٥-01-31T10:00:00.000000Z", 5, "")),
+    *(forge(order, 0, 1, WHEN, last) for order in ("queue", "review") for last in (2**63, 2**70, -(2**63) - 1, 1.5,
+                                                                                   True, "5")),
+    *(forge(order, review, 1, WHEN, 5) for order in ("queue", "review") for review in (2, -1, 1.0, "1", None, [])),
+    forge(["queue"], 0, 1, WHEN, 5), forge({"q": 1}, 0, 1, WHEN, 5), forge("queue", 0, 1, WHEN), forge(),
+    base64.urlsafe_b64encode(json.dumps({c: 1 for c in "abcde"}).encode()).decode(),
+    base64.urlsafe_b64encode(b"[" * 300 + b"]" * 300).decode(), "\x00", "\ud800", "%%%", "queue", "٣",
+]  # fmt: skip
+
+
 def test_a_broken_or_foreign_cursor_is_refused(log_backend):
     store = log_backend.open()
     fill(store)
@@ -133,9 +157,10 @@ def test_a_broken_or_foreign_cursor_is_refused(log_backend):
         store.list(limit=3, order="review", after=cursor)
     with pytest.raises(CursorError, match="either a cursor or an offset"):
         store.list(limit=3, offset=3, after=cursor)
-    for broken in ("", "abc", cursor[:-3], "W10", "WyJxdWV1ZSIsMCw5LCJ4IiwxXQ"):  # last: urgency rank 9
-        with pytest.raises(CursorError, match="start again from the first page"):
-            store.list(limit=3, after=broken)
+    for broken in ("", "abc", cursor[:-3], "W10", "WyJxdWV1ZSIsMCw5LCJ4IiwxXQ", *FORGED):  # 5th: urgency rank 9
+        for order in ("queue", "review"):  # refused as broken, or (a well-formed queue cursor) as the other order's
+            with pytest.raises(CursorError, match="start again"):
+                store.list(limit=3, order=order, after=broken)
 
 
 def test_the_api_pages_by_cursor(log_client):  # noqa: F811
@@ -156,6 +181,32 @@ def test_the_api_pages_by_cursor(log_client):  # noqa: F811
     assert answer.status_code == 422 and "cursor" in json.dumps(answer.json())
     answer = client.get("/api/complaints", params={"cursor": first["next_cursor"], "order": "review"})
     assert answer.status_code == 422 and "order=queue" in answer.text
+    sendable = [f for f in FORGED if not any("\ud800" <= c <= "\udfff" for c in f)]  # a URL cannot carry those
+    for forged in sendable + ["%ED%A0%80", "%00", "%FF%FE"]:
+        for order in ("queue", "review"):
+            query = f"cursor={forged if '%' in forged else quote(forged)}&order={order}&label=illness"
+            answer = client.get(f"/api/complaints?{query}")
+            assert answer.status_code == 422 and "query parameter 'cursor'" in answer.json()["error"], forged
+    answer = client.get("/api/complaints", params={"cursor": first["next_cursor"], "offset": 3})
+    assert answer.status_code == 422 and "either a cursor or an offset" in answer.text
+    answer = client.get("/api/complaints", params={"cursor": "x" * 501})
+    assert answer.status_code == 422 and "cursor" in answer.text
+
+
+def test_a_keyed_save_and_its_retry_through_the_api_count_once(log_client):  # noqa: F811
+    client, _ = log_client
+    body = {"text": "a child was taken to hospital after the meal", "school": "GPS Rampur", "save": True}
+    answers = [client.post("/api/classify", json=body, headers={"Idempotency-Key": "visit-1"}) for _ in range(2)]
+    assert [a.status_code for a in answers] == [200, 200] and answers[0].json() == answers[1].json()
+    labels = answers[0].json()["labels"]
+    page = client.get("/api/complaints").json()
+    assert page["total"] == 1 and [c["id"] for c in page["items"]] == [answers[0].json()["id"]]
+    for label in labels:
+        assert client.get("/api/complaints", params={"label": label}).json()["total"] == 1
+    day = page["items"][0]["created_at"][:10]
+    stats = client.get("/api/stats", params={"from": day, "to": day}).json()
+    assert stats["totals"] == {label: 1 if label in labels else 0 for label in stats["labels"]}
+    assert client.get("/api/complaints", params={"school": "rampur"}).json()["total"] == 1
 
 
 def test_step_7_counts_a_log_written_before_it(log_backend):
@@ -174,3 +225,89 @@ def test_step_7_counts_a_log_written_before_it(log_backend):
     assert [c["text"] for c in store.list(Filters(school="rampur")).items] == ["lizard"]
     assert store.add(complaint("more", ["foreign_object"], "high", school="GPS Rampur")) == 2
     assert store.list(Filters(label="foreign_object")).total == 2
+
+
+def kept_counts(log_backend) -> list[tuple]:
+    """The counts the log keeps, rows of zero left out (a complaint that moved on leaves its old row at 0)."""
+    rows = log_backend.execute(
+        "SELECT day, label, status, urgency, needs_review, corrected, n FROM complaint_counts WHERE n <> 0"
+    )
+    return sorted(same_types(r) for r in rows)
+
+
+def recounted(log_backend) -> list[tuple]:
+    """The counts as step 7 computes them from the rows (``RECOUNT``'s two SELECTs)."""
+    selects = [statement[statement.index(" SELECT") :] for statement in RECOUNT[1:]]
+    return sorted(same_types(r) for select in selects for r in log_backend.execute(select))
+
+
+def same_types(row) -> tuple:
+    """A counts row with its flags as booleans (SQLite stores 0/1, PostgreSQL booleans)."""
+    day, label, status, urgency, review, corrected, n = row
+    return day, label, status, urgency, bool(review), bool(corrected), int(n)
+
+
+def render(ids: list[int]) -> tuple[str, str]:
+    return json.dumps({"ids": ids}), "application/json"
+
+
+def test_an_idempotent_save_and_its_replay_keep_the_counts(log_backend):
+    store = log_backend.open()
+    batch = [
+        complaint("lizard in the dal", ["foreign_object", "illness"], "high", school="GPS Rampur"),
+        complaint("no eggs", ["other"], "low", school="UPS Sultanpur"),
+    ]
+    first = store.add_many_once("key-1", "fp", batch, render)
+    replay = store.add_many_once("key-1", "fp", batch, render)
+    assert (first.complaint_ids, first.replayed, replay.complaint_ids, replay.replayed) == ([1, 2], False, [1, 2], True)
+    day = store.get(1)["created_at"][:10]
+    assert kept_counts(log_backend) == recounted(log_backend) == sorted(
+        [(day, label, "new", urgency, False, False, 1)
+         for label, urgency in (("", "high"), ("foreign_object", "high"), ("illness", "high"), ("", "low"),
+                                ("other", "low"))]
+    )  # fmt: skip
+    assert store.list().total == 2 and store.list(Filters(label="illness")).total == 1
+    assert store.list(Filters(status="new", urgency="low")).total == 1
+    assert store.daily_label_counts() == {day: {"foreign_object": 1, "illness": 1, "other": 1}}
+    assert sorted(log_backend.execute("SELECT school_key FROM school_keys")) == [("gps rampur",), ("ups sultanpur",)]
+    assert [c["text"] for c in store.list(Filters(school="sultan")).items] == ["no eggs"]
+
+    # a keyed save whose answer fails saves nothing: no complaint, no count, no school key
+    def broken(ids):
+        raise RuntimeError("rendering failed")
+
+    with pytest.raises(RuntimeError):
+        store.add_many_once("key-2", "fp", [complaint("worms", ["illness"], "high", school="KGBV Gaya")], broken)
+    assert kept_counts(log_backend) == recounted(log_backend) and store.list(Filters(label="illness")).total == 1
+    assert len(log_backend.execute("SELECT school_key FROM school_keys")) == 2
+    # a second key counts on, and a correction of a keyed save moves its counts
+    third = store.add_many_once("key-3", "fp", [complaint("worms", ["illness"], "high")], render)
+    assert not third.replayed and store.count() == 3  # (PostgreSQL's ids skip the one the failed save drew)
+    store.update(1, ComplaintChange(labels=["other"], urgency="low", status="in_progress"), "asha")
+    assert kept_counts(log_backend) == recounted(log_backend)
+    assert store.list(Filters(label="illness")).total == 1 and store.list(Filters(label="other")).total == 2
+    assert store.list(Filters(status="in_progress", corrected=True)).total == 1
+
+
+def test_a_version_5_log_keeps_its_saved_answers_through_step_7(log_backend):
+    assert log_backend.migrate_to(5) == 5  # a log of main's version 5 (idempotency), written through raw SQL
+    now = utc_now()
+    log_backend.execute(
+        "INSERT INTO complaints (text, school, labels, probabilities, urgency, urgency_rank, model_version, created_at,"
+        " status, status_changed_at, school_key, event_at) VALUES ('lizard', 'GPS Rampur', ?, '{}', 'high', 0, 'm',"
+        " ?, 'new', ?, 'gps rampur', ?)",
+        ('["foreign_object"]', now, now, now),
+    )
+    log_backend.execute("INSERT INTO complaint_labels (complaint_id, label) VALUES (1, 'foreign_object')")
+    log_backend.execute(
+        "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
+        " VALUES ('key-1', 'fp', '{\"id\": 1}', 'application/json', '[1]', ?)",
+        (now,),
+    )
+    store = log_backend.open()
+    assert store.schema_version == 7
+    assert store.saved_answer("key-1") == SavedAnswer("fp", '{"id": 1}', "application/json", [1], True)
+    replay = store.add_many_once("key-1", "fp", [complaint("lizard", ["foreign_object"], "high")], render)
+    assert replay.replayed and store.count() == 1
+    assert store.list(Filters(label="foreign_object")).total == 1 and kept_counts(log_backend) == recounted(log_backend)
+    assert [c["text"] for c in store.list(Filters(school="rampur")).items] == ["lizard"]

@@ -18,6 +18,7 @@ from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.pipeline import Pipeline
 from mealwatch.explain import explain
 from mealwatch.labels import LABELS
+from mealwatch.log import SCHEMA_VERSION
 from mealwatch.serve import Predictor, create_app
 
 TEXTS = [
@@ -25,6 +26,11 @@ TEXTS = [
     "The dal was watery and tasteless again today.",
     "No meal for three days, the gas cylinder is empty",
 ]
+
+
+def local_client(app, **kwargs) -> TestClient:
+    """A TestClient addressed to 127.0.0.1 (the service answers to its loopback names only)."""
+    return TestClient(app, base_url="http://127.0.0.1", **kwargs)
 
 
 def tiny_classifier(seed: int) -> Pipeline:
@@ -63,13 +69,13 @@ def predictor(model_dir):
 
 @pytest.fixture
 def client(predictor, tmp_path):
-    return TestClient(create_app(db_path=tmp_path / "log.db", predictor=predictor))
+    return local_client(create_app(db_path=tmp_path / "log.db", predictor=predictor))
 
 
 @pytest.fixture
 def log_client(predictor, log_backend):
     """A client whose log is a fresh SQLite file or PostgreSQL database (see conftest.py); yields (client, db)."""
-    with TestClient(create_app(db_path=log_backend.db, predictor=predictor)) as client:
+    with local_client(create_app(db_path=log_backend.db, predictor=predictor)) as client:
         yield client, log_backend.db
 
 
@@ -314,7 +320,7 @@ def test_stats_count_by_hand(log_client):
 def test_health_and_labels(client):
     client.post("/api/classify", json={"text": TEXTS[0], "save": True})
     health = client.get("/api/health").json()
-    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == 7
+    assert health["status"] == "ok" and health["complaints_stored"] == 1 and health["schema_version"] == SCHEMA_VERSION
     labels = client.get("/api/labels").json()
     assert [x["label"] for x in labels] == list(LABELS)
     assert {x["label"]: x["urgency"] for x in labels}["illness"] == "high"
@@ -432,7 +438,7 @@ def test_bad_queries_and_paths(client):
 
 def test_unexpected_error_is_a_generic_500(predictor, tmp_path, monkeypatch, caplog):
     app = create_app(db_path=tmp_path / "log.db", predictor=predictor)
-    client = TestClient(app, raise_server_exceptions=False)
+    client = local_client(app, raise_server_exceptions=False)
 
     def broken(*args, **kwargs):
         raise RuntimeError("secret internal detail")
@@ -453,7 +459,7 @@ def test_unexpected_error_is_a_generic_500(predictor, tmp_path, monkeypatch, cap
 
 def test_concurrent_saves_lose_nothing_and_a_restart_keeps_them(predictor, tmp_path):
     db = tmp_path / "log.db"
-    client = TestClient(create_app(db_path=db, predictor=predictor))
+    client = local_client(create_app(db_path=db, predictor=predictor))
     failures = []
 
     def save(worker: int) -> None:
@@ -468,7 +474,7 @@ def test_concurrent_saves_lose_nothing_and_a_restart_keeps_them(predictor, tmp_p
     for t in threads:
         t.join()
     assert not failures
-    restarted = TestClient(create_app(db_path=db, predictor=predictor))
+    restarted = local_client(create_app(db_path=db, predictor=predictor))
     page = restarted.get("/api/complaints", params={"limit": 500}).json()
     assert page["total"] == 200
     assert {c["text"] for c in page["items"]} == {f"complaint {n} from worker {w}" for w in range(8) for n in range(25)}
@@ -476,14 +482,14 @@ def test_concurrent_saves_lose_nothing_and_a_restart_keeps_them(predictor, tmp_p
 
 def test_a_new_model_never_rewrites_old_predictions(model_dir, tmp_path):
     db = tmp_path / "log.db"
-    with TestClient(create_app(model_dir, db)) as a:
+    with local_client(create_app(model_dir, db)) as a:
         old = a.post("/api/classify", json={"text": TEXTS[0], "save": True}).json()
     other = tiny_classifier(1)
     with torch.no_grad():
         other.model.head.bias.fill_(-10.0)
         other.model.head.bias[LABELS.index("other")] = 10.0  # model B calls everything "other"
     other.save(tmp_path / "run-b")
-    with TestClient(create_app(tmp_path / "run-b", db)) as b:
+    with local_client(create_app(tmp_path / "run-b", db)) as b:
         new = b.post("/api/classify", json={"text": TEXTS[0], "save": True}).json()
         assert new["labels"] == ["other"] and old["labels"] != ["other"]
         assert new["model_version"] != old["model_version"] and new["model_version"].startswith("run-b-")
@@ -573,7 +579,7 @@ def test_two_serve_processes_share_one_postgres_log(model_dir, pg_cluster):
         for url, server in zip(urls, servers):
             while True:
                 try:
-                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == 7
+                    assert httpx.get(url + "/api/health", timeout=2).json()["schema_version"] == SCHEMA_VERSION
                     break
                 except httpx.HTTPError:
                     assert server.poll() is None, f"the server stopped: {server.communicate()[0]}"

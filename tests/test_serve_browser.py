@@ -206,3 +206,113 @@ def test_fits_a_phone_screen(page):
     page.wait_for_selector("#result:not([hidden])")
     page.wait_for_selector("#chart svg")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+@pytest.fixture
+def other_site(tmp_path):
+    """A page of another origin (127.0.0.1 on another port) that posts forms to the service as soon as it opens."""
+    import http.server
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(tmp_path), **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield tmp_path, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def test_a_form_from_another_site_saves_nothing(browser, server, other_site):
+    folder, origin = other_site
+    (folder / "attack.html").write_text(
+        f"""<!doctype html><html><body>
+<form id="csv" method="post" enctype="multipart/form-data" action="{server[0]}/api/classify/csv" target="a">
+  <input type="hidden" name="save" value="true"></form>
+<iframe name="a"></iframe>
+<script>
+const f = document.getElementById("csv");
+const input = document.createElement("input");
+input.type = "file"; input.name = "file";
+const data = new DataTransfer();
+data.items.add(new File(["text\\nplanted by another site\\n"], "x.csv", {{type: "text/csv"}}));
+input.files = data.files;
+f.append(input);
+f.submit();
+fetch("{server[0]}/api/classify", {{method: "POST", mode: "no-cors",
+  body: JSON.stringify({{text: "planted", save: true}}), headers: {{"Content-Type": "text/plain"}}}});
+</script></body></html>"""
+    )
+    before = open_log(server[1])
+    count = before.count()
+    before.close()
+    context = browser.new_context()
+    page = context.new_page()
+    with page.expect_response(lambda r: r.url.endswith("/api/classify/csv")) as answer:
+        page.goto(origin + "/attack.html")
+    assert answer.value.status == 403
+    page.wait_for_timeout(500)
+    context.close()
+    log = open_log(server[1])
+    assert log.count() == count and not [c for c in log.list(limit=None).items if "planted" in c["text"]]
+    log.close()
+
+
+def test_direction_controls_in_a_text_do_not_flip_the_log(page, server):
+    text = "invoice for rice \u202egpj.exe\u202c paid"
+    page.fill("#text", text)
+    page.click("#classify-btn")
+    page.wait_for_selector("#result:not([hidden])")
+    cid = page.text_content("#saved").removeprefix("saved as #")
+    shown = page.locator(f"#log-list li[data-id='{cid}'] p.text")
+    shown.wait_for()
+    assert shown.text_content() == "invoice for rice gpj.exe paid"  # the controls are not shown
+    assert shown.get_attribute("dir") == "auto"
+    assert shown.evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
+    assert page.text_content("#words") == "invoice for rice gpj.exe paid"
+    log = open_log(server[1])
+    assert log.get(int(cid))["text"] == text  # the log keeps the text whole
+    log.close()
+
+
+def test_the_api_docs_page_lists_the_endpoints(page, server):
+    page.goto(server[0] + "/docs")
+    page.wait_for_selector("#endpoints section")
+    titles = page.locator("#endpoints h2").all_text_contents()
+    assert "POST /api/classify" in titles and "PATCH /api/complaints/{complaint_id}" in titles
+
+
+def test_pages_through_the_log_by_cursor_under_the_csp(page, server):
+    """Older/newer follow next_cursor (keyset paging) under the page's Content-Security-Policy: any violation is a
+    console error, which fails the test."""
+    from mealwatch.log import NewComplaint
+
+    log = open_log(server[1])
+    ids = log.add_many(
+        [NewComplaint(f"paging {i}", ["other"], {"other": 0.9}, "low", "m1", "Cursor Paging School") for i in range(27)]
+    )
+    log.close()
+    newest_first = [str(i) for i in reversed(ids)]
+    shown = lambda: page.locator("#log-list li[data-id]").evaluate_all("items => items.map(i => i.dataset.id)")  # noqa: E731
+    assert "script-src 'self'" in page.request.get(server[0] + "/").headers["content-security-policy"]
+    page.fill("#f-school", "cursor paging")
+    wait_for(lambda: page.text_content("#page-info") == "1–25 of 27")
+    assert shown() == newest_first[:25] and page.is_disabled("#prev") and not page.is_disabled("#next")
+    with page.expect_request(lambda r: "cursor=" in r.url and "offset" not in r.url):
+        page.click("#next")
+    wait_for(lambda: page.text_content("#page-info") == "26–27 of 27")
+    assert shown() == newest_first[25:] and page.is_disabled("#next") and not page.is_disabled("#prev")
+    page.click("#prev")
+    wait_for(lambda: page.text_content("#page-info") == "1–25 of 27")
+    assert shown() == newest_first[:25]
+
+
+def wait_for(condition, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the page did not get there in time"
+        time.sleep(0.05)  # the page runs in the browser's own process meanwhile

@@ -5,7 +5,8 @@ A training step allocates its activations and gradients, then frees them. The C 
 batches differ in shape the kept pages rarely fit the next request: the process's resident
 memory climbs step after step although the live tensors stay the same size. ``malloc_trim``
 returns every wholly free page to the system. The training loops (fine-tuning, distillation,
-masked-language-model pre-training) call it every few steps through ``MemoryReleaser``.
+masked-language-model pre-training) call it every few steps through ``MemoryReleaser``. The server sets
+glibc's thresholds once at its start instead (``hand_back_freed_memory``).
 
 On systems without glibc (macOS, Windows, musl) this is a no-op.
 """
@@ -22,12 +23,20 @@ from collections.abc import Callable
 RELEASE_EVERY = 10
 
 
-def _find_malloc_trim() -> Callable[[int], int] | None:
+def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # no C library found, or one without malloc_trim (musl)
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:  # no C library found
+        return None
+
+
+def _find_malloc_trim() -> Callable[[int], int] | None:
+    libc = _libc()
+    try:
+        return libc.malloc_trim if libc is not None else None
+    except AttributeError:  # a C library without malloc_trim (musl)
         return None
 
 
@@ -60,3 +69,28 @@ class MemoryReleaser:
         self.steps += 1
         if self.steps % self.every == 0:
             release_freed_memory()
+
+
+#: allocations from this size up get their own pages from the system, handed back when freed (glibc's M_MMAP_THRESHOLD)
+MMAP_THRESHOLD = 128 * 1024
+#: heaps glibc may keep for the server's many request threads (its default is 8 per core), each fragmenting alone
+MALLOC_ARENAS = 2
+
+
+def hand_back_freed_memory() -> bool:
+    """Make glibc give a freed tensor's memory back to the system; True when set.
+
+    glibc raises its mmap threshold each time a large block is freed, so that after a few requests the
+    model's activations come from the heap, where freed space of varied sizes (texts of every length,
+    batches of every size) fragments and the server's memory keeps climbing under load. A fixed
+    threshold keeps each large block its own mapping, returned whole when freed, and few arenas keep the
+    request threads' small allocations from spreading over many heaps. Not glibc: nothing to do.
+    """
+    libc = _libc()
+    if libc is None:
+        return False
+    try:
+        arenas = libc.mallopt(-8, MALLOC_ARENAS)  # -8: M_ARENA_MAX
+        return bool(libc.mallopt(-3, MMAP_THRESHOLD)) and bool(arenas)  # -3: M_MMAP_THRESHOLD
+    except AttributeError:  # a C library without mallopt (musl)
+        return False

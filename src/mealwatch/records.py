@@ -71,14 +71,21 @@ def block_group(district: str | None, block: str | None) -> str | None:
 
 
 def clean_name(value: str | None, name: str, limit: int = MAX_NAME_CHARS) -> str | None:
-    """A short text field stripped; None when empty; RecordError when too long or holding a NUL."""
+    """A short text field stripped; None when empty; RecordError when too long or not storable text."""
     if value is None or not value.strip():
         return None
     if len(value) > limit:
         raise RecordError(f"{name} is {len(value):,} characters long; the limit is {limit}")
+    check_storable(value, name)
+    return value.strip()
+
+
+def check_storable(value: str, name: str) -> None:
+    """RecordError when ``value`` holds what no database column can keep: a NUL, or a lone surrogate."""
     if "\x00" in value:
         raise RecordError(f"{name} contains a NUL character (\\x00): remove it")
-    return value.strip()
+    if any("\ud800" <= c <= "\udfff" for c in value):
+        raise RecordError(f"{name} holds a lone surrogate, which is not a character: send it as valid UTF-8")
 
 
 def check_udise(value: str | None) -> str | None:
@@ -140,7 +147,10 @@ def check_incident(value: str | None, zone: tzinfo = timezone.utc) -> datetime |
         raise RecordError(
             f"incident_date must be a day (YYYY-MM-DD) or an ISO time (2025-01-31T13:05+05:30), not {value!r}"
         ) from None
-    moment = moment.astimezone(timezone.utc)
+    try:
+        moment = moment.astimezone(timezone.utc)
+    except OverflowError:  # a time at the calendar's very ends, once in UTC
+        raise RecordError(f"incident_date {value!r} is before the year 2000 or after 9999: check the date") from None
     if moment.year < 2000:
         raise RecordError(f"incident_date {value!r} is before the year 2000: check the date")
     return moment
@@ -159,8 +169,8 @@ def check_extra(extra: dict[str, str] | None) -> dict[str, str]:
                 f"extra field {key[:40]!r} is too long (names up to {MAX_NAME_CHARS}, values up to "
                 f"{MAX_EXTRA_CHARS} characters)"
             )
-        if "\x00" in key or "\x00" in value:
-            raise RecordError(f"extra field {key[:40]!r} contains a NUL character (\\x00): remove it")
+        check_storable(key, f"extra field {key[:40]!r}")
+        check_storable(value, f"extra field {key[:40]!r}")
         kept[key.strip()] = value
     if len(kept) > MAX_EXTRA_FIELDS:
         raise RecordError(f"{len(kept)} extra fields; the limit is {MAX_EXTRA_FIELDS}")

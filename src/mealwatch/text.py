@@ -102,6 +102,11 @@ def detect_script(text: str) -> str:
     return "latn-hi" if len(words & HINDI_MARKERS) >= 2 else "latn-en"
 
 
+#: Unicode categories of characters that show nothing on their own: controls, format characters (zero-width
+#: spaces and joiners, direction marks), surrogates, separators and combining marks without a letter to sit on
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
+
+
 def check_text(text: object, max_chars: int | None = None) -> str:
     """``text`` if it is a non-empty string of at most ``max_chars`` characters; else a ValueError saying why."""
     if not isinstance(text, str):
@@ -110,6 +115,17 @@ def check_text(text: object, max_chars: int | None = None) -> str:
         raise ValueError("the text is empty (or only whitespace): expected the complaint's words")
     if "\x00" in text:
         raise ValueError("the text contains a NUL character (\\x00): remove it; no complaint needs one")
+    surrogate = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+    if surrogate is not None:
+        raise ValueError(
+            f"the text holds a lone surrogate (U+{ord(text[surrogate]):04X} at character {surrogate}), which is not "
+            "a character: send the text as valid UTF-8 (a JSON \\ud83d escape must be followed by its \\udc.. pair)"
+        )
+    if all(unicodedata.category(c) in INVISIBLE_CATEGORIES or c == "\ufffd" for c in text):
+        raise ValueError(
+            "the text has no visible characters (only spaces, zero-width or formatting characters, or stray "
+            "combining marks): expected the complaint's words"
+        )
     if max_chars is not None and len(text) > max_chars:
         raise ValueError(
             f"the text is {len(text):,} characters long; the limit is {max_chars:,}: split it into shorter texts"

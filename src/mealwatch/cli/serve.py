@@ -17,7 +17,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model", help="a model folder written by `mealwatch train` (default: $MEALWATCH_MODEL, else the newest run)"
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1, this machine only; another address needs --allow-remote)",
+    )
+    p.add_argument(
+        "--allow-remote",
+        metavar="REASON",
+        help="listen on an address other machines can reach although there are no accounts: anyone who reaches "
+        "the port can read and change the log; say why (e.g. 'behind the district VPN's login proxy')",
+    )
+    p.add_argument(
+        "--trusted-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name or address clients use to reach the service (repeatable); requests naming any other "
+        "host are refused (loopback names and a specific --host are always trusted)",
+    )
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     p.add_argument(
         "--db",
@@ -62,6 +80,29 @@ def check_port_free(host: str, port: int) -> None:
         raise UserError(f"cannot listen on {host}:{port} ({e.strerror or e}): pass another --port or --host") from None
 
 
+def check_remote(host: str, reason: str | None, trusted_hosts: list[str]) -> list[str]:
+    """The host names to trust besides loopback; UserError for a non-loopback --host without --allow-remote."""
+    from mealwatch.cli import UserError
+    from mealwatch.serve.security import is_loopback
+
+    names = [h.strip() for h in trusted_hosts if h.strip()]
+    if is_loopback(host):
+        return names
+    if reason is None or not reason.strip():
+        raise UserError(
+            f"--host {host} would let other machines reach the service, which has no accounts: anyone could read "
+            "and change the complaint log; keep the default 127.0.0.1, or say why with --allow-remote REASON"
+        )
+    if host not in ("0.0.0.0", "::", ""):
+        names.append(host)
+    if not names:
+        raise UserError(
+            f"--host {host} listens on every address: name the host names or addresses clients will use to reach "
+            "it with --trusted-host NAME (requests naming any other host are refused)"
+        )
+    return names
+
+
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
@@ -69,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")
     if args.max_batch < 1:
         raise UserError("--max-batch must be at least 1")
+    trusted = check_remote(args.host, args.allow_remote, args.trusted_host)
     from mealwatch.alerts import AlertRuleError, check_url, load_rules
 
     try:
@@ -87,6 +129,9 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     check_port_free(args.host, args.port)
 
+    from mealwatch.memory import hand_back_freed_memory
+
+    hand_back_freed_memory()
     import uvicorn
 
     from mealwatch.log import redact
@@ -100,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import speed_options
 
     app = create_app(model_dir, args.db, max_batch=args.max_batch, speed=speed_options(args), timezone=args.timezone,
-                     alert_rules=rules, alert_url=args.alert_url)  # fmt: skip
+                     alert_rules=rules, alert_url=args.alert_url, trusted_hosts=trusted)  # fmt: skip
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")
     print(
@@ -108,11 +153,19 @@ def run(args: argparse.Namespace) -> int:
         f"schema version {service.store.schema_version})"
     )
     shown = f"[{args.host}]" if ":" in args.host else args.host
+    if args.allow_remote:
+        print(
+            f"WARNING: listening on {args.host} without accounts ({args.allow_remote}); anyone who reaches "
+            f"port {args.port} can read and change the complaint log; answering to: {', '.join(trusted)}"
+        )
     rules_shown = ", ".join(r.name for r in service.alerts.rules)
     print(
         f"alert rules: {rules_shown}; times shown in {args.timezone}"
         + (f"; webhook {args.alert_url}" if args.alert_url else "")
     )
     print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    finally:  # the model's thread is stopped before the interpreter exits, however uvicorn ended
+        service.predictor.close()
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from .explanation import Explanation
 from .word_attention import WordAttention
 
 DECIMALS = 3
+#: the template's placeholders, filled in one pass
+PLACEHOLDER = re.compile(r"\{\{(title|style|script|data)\}\}")
 
 
 def _asset(name: str) -> str:
@@ -67,20 +70,25 @@ def render_page(
     explanation: Explanation | None = None,
     model: str = "",
     initial: dict[str, Any] | None = None,
+    nonce: str | None = None,
 ) -> str:
     """The whole page as one HTML string.
 
     ``initial`` may set the first view: ``layer`` (int), ``heads`` (list of ints),
     ``focus`` (a word index to pin) and ``threshold`` (lines below it are not drawn).
+    ``nonce`` marks the inline style and script for a Content-Security-Policy that names it.
     """
     # "<" only occurs inside JSON strings; escaping it keeps "</script>" in a text from ending the block
     data = page_data(wa, explanation, model, initial).replace("<", "\\u003c")
     title = "mealwatch attention: " + (wa.text if len(wa.text) <= 60 else wa.text[:57] + "...")
-    page = _asset("page.html")
-    page = page.replace("{{title}}", html.escape(title))
-    page = page.replace("{{style}}", _asset("page.css"))
-    page = page.replace("{{script}}", _asset("page.js"))
-    return page.replace("{{data}}", data)  # last, so nothing in the data is taken for a placeholder
+    parts = {"title": html.escape(title), "style": _asset("page.css"), "script": _asset("page.js"), "data": data}
+    # one pass over the template: a placeholder's text inside a part (a complaint reading "{{data}}") stays text
+    page = PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("page.html"))
+    if nonce is not None:  # a server's Content-Security-Policy allows exactly these two inline blocks
+        page = page.replace("<style>", f'<style nonce="{nonce}">', 1).replace(
+            "<script>", f'<script nonce="{nonce}">', 1
+        )
+    return page
 
 
 def write_page(path: str | Path, wa: WordAttention, explanation: Explanation | None = None, **kwargs: Any) -> Path:

@@ -33,6 +33,7 @@ from .base import (
     utc_now,
 )
 from .migrations import SCHEMA_VERSION
+from .saved_requests import SavedAnswer
 
 #: URL scheme -> "module:class" of the backend that opens it (imported only when used)
 BACKENDS: dict[str, str] = {
@@ -79,6 +80,7 @@ __all__ = [
     "Filters",
     "NewComplaint",
     "Page",
+    "SavedAnswer",
     "SCHEMA_VERSION",
     "STATUSES",
     "StoreError",

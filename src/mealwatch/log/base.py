@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ..labels import urgency_rank
@@ -116,7 +116,7 @@ def to_stored_time(moment: datetime) -> str:
     """A time as stored (UTC, ``...Z``); a naive one is taken as UTC."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.isoformat(timespec="microseconds") + "Z"  # strftime's %Y drops a year's leading zeros
 
 
 def from_stored_time(text: str) -> datetime:
@@ -182,7 +182,7 @@ class Tx(ABC):
 class ComplaintLog(ABC):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
-    A backend opens its database and implements ``close``, ``add_many``, ``_read`` and ``_write``; every
+    A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
     other method is written once, here, on top of ``Tx``.
     """
 
@@ -199,9 +199,62 @@ class ComplaintLog(ABC):
         """Save one complaint; returns its id."""
         return self.add_many([complaint])[0]
 
-    @abstractmethod
     def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
         """Save complaints in one transaction (all or none); returns their ids in order."""
+        if not complaints:
+            return []
+        with self._write() as tx:
+            return self._save(tx, complaints, self.clock())
+
+    def saved_answer(self, key: str) -> SavedAnswer | None:
+        """The stored answer of the saving request that carried idempotency ``key``, or None (none, or forgotten)."""
+        from .saved_requests import SAVED_ANSWER, decode_saved, forgotten_before
+
+        with self._read() as tx:
+            row = tx.one(SAVED_ANSWER, (key, forgotten_before(self.clock())))
+        return decode_saved(row, replayed=True) if row else None
+
+    def add_many_once(
+        self,
+        key: str,
+        fingerprint: str,
+        complaints: Sequence[NewComplaint],
+        answer: Callable[[list[int]], tuple[str, str]],
+    ) -> SavedAnswer:
+        """Save complaints and ``answer(ids)`` (body, media type) under ``key`` in one transaction — unless ``key``
+        was saved already (by a retry racing this one, too): then nothing is saved and the stored answer returned,
+        ``replayed`` True. Keys older than ``saved_requests.IDEMPOTENCY_HOURS`` are forgotten."""
+        from .saved_requests import SAVED_ANSWER, SavedAnswer, decode_saved, forgotten_before
+
+        now = self.clock()
+        cutoff = forgotten_before(now)
+        with self._write() as tx:
+            tx.lock(f"idempotency-key {key}")  # a retry racing this request waits here, then finds the key taken
+            tx.run("DELETE FROM saved_requests WHERE created_at < ?", (cutoff,))
+            row = tx.one(SAVED_ANSWER, (key, cutoff))
+            if row is not None:
+                return decode_saved(row, replayed=True)
+            ids = self._save(tx, complaints, now)
+            body, media_type = answer(ids)
+            tx.run(
+                "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key, fingerprint, body, media_type, json.dumps(ids), now),
+            )
+        return SavedAnswer(fingerprint, body, media_type, ids)
+
+    def _save(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
+        """Every save's writes within ``tx``: the complaints and their label rows (``_insert``), their counts and
+        their schools' search keys (log/counts.py); their ids in order."""
+        from .counts import count_new
+
+        ids = self._insert(tx, complaints, now)
+        count_new(tx, complaints, now)
+        return ids
+
+    @abstractmethod
+    def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
+        """Insert new complaints (and their label rows) within ``tx``, created at ``now``; their ids in order."""
 
     @abstractmethod
     def _read(self) -> AbstractContextManager[Tx]:
@@ -579,3 +632,4 @@ def page_clause(limit: int | None, offset: int) -> str:
 
 if TYPE_CHECKING:
     from .alert_store import AlertDraft, AlertOutcome
+    from .saved_requests import SavedAnswer

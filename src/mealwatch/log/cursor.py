@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +22,8 @@ ORDER_KEYS: dict[str, tuple[tuple[str, bool], ...]] = {
     "queue": (("needs_review", True), ("urgency_rank", False), ("created_at", True), ("id", True)),
     "review": (("needs_review", True), ("COALESCE(certainty, 2.0)", False), ("created_at", True), ("id", True)),
 }
+#: a time as the log stores it (``base.utc_now``), ASCII digits only
+STORED_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 _BROKEN = "the cursor is not one this service gave out (or was cut short): start again from the first page"
 
 
@@ -39,29 +43,40 @@ def encode_cursor(order: str, row: dict[str, Any]) -> str:
 
 
 def decode_cursor(cursor: str, order: str) -> list[Any]:
-    """The sort key a cursor names; CursorError when it is broken or belongs to another order."""
+    """The sort key a cursor names; CursorError when it is broken or belongs to another order.
+
+    Every value is checked before it reaches the database: a forged cursor (any JSON at all) is refused with
+    CursorError, never passed on as a value the database cannot store or compare (a number past 64 bits, NaN,
+    a lone surrogate, a NUL, a time not in the stored format).
+    """
     try:
         text = base64.urlsafe_b64decode(cursor.strip() + "=" * (-len(cursor.strip()) % 4)).decode()
         got, review, second, created_at, last_id = json.loads(text)
-    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError):
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError, RecursionError):
         raise CursorError(_BROKEN) from None
-    if got not in ORDER_KEYS:
+    if not isinstance(got, str) or got not in ORDER_KEYS:
         raise CursorError(_BROKEN)
     if got != order:
         raise CursorError(f"the cursor belongs to order={got}, not order={order}: pass order={got} or start again")
+    if isinstance(second, bool) or not isinstance(second, (int, float)):
+        raise CursorError(_BROKEN)
+    if order == "queue":
+        valid_second = second in range(len(URGENCY_LEVELS))
+    else:
+        valid_second = abs(second) < 2**63 and math.isfinite(second)  # a certainty: no NaN, no infinity
     valid = (
         review in (0, 1)
-        and isinstance(second, (int, float))
-        and not isinstance(second, bool)
-        and (order == "review" or second in range(len(URGENCY_LEVELS)))
+        and not isinstance(review, float)
+        and valid_second
         and isinstance(created_at, str)
+        and STORED_TIME.fullmatch(created_at) is not None
         and isinstance(last_id, int)
         and not isinstance(last_id, bool)
         and -(2**63) <= last_id < 2**63
     )
     if not valid:
         raise CursorError(_BROKEN)
-    return [bool(review), second, created_at, last_id]
+    return [bool(review), int(second) if order == "queue" else float(second), created_at, last_id]
 
 
 def keyset_rows(tx: Tx, order: str, where: str, params: Sequence[Any], start: Sequence[Any], limit: int) -> list[dict]:

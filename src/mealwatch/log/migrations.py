@@ -7,7 +7,8 @@
      fields as JSON), search and grouping keys, certainty; corrections beside the predicted labels, assignee
      and notes; complaint_changes (every change of status, labels, assignee, notes: what, who, when; the
      version-1 status_changes rows move there); alerts
-  5, 6: placeholders on this branch: step 5 (idempotency) and step 6 (accounts) land from branch ``sec``
+  5: saved_requests: the answer to each saving request that carried an Idempotency-Key, replayed for a retry
+  6: a placeholder on this branch: step 6 (accounts) lands from branch ``sec``
   7: a log of millions: indexes for every list order (with ``id`` as the last key, for keyset paging), the
      date, school, district, block and UDISE filters; ``school_keys`` (each school's search key once, so a
      partial name is looked up among schools, not complaints); ``complaint_counts`` (complaints per UTC day,
@@ -163,10 +164,21 @@ SQLITE_STEPS: dict[int, str] = {
     );
     CREATE INDEX alerts_open ON alerts (status, rule, group_key);
     """,
-    5: "",  # placeholder: step 5 idempotency and step 6 accounts land from branch sec
-    6: "",  # placeholder: step 5 idempotency and step 6 accounts land from branch sec
+    5: """
+    CREATE TABLE saved_requests (
+        key TEXT PRIMARY KEY,          -- the client's Idempotency-Key
+        fingerprint TEXT NOT NULL,     -- SHA-256 of what the request asked (a key reused for another is refused)
+        answer TEXT NOT NULL,          -- the response body, replayed for a retry
+        media_type TEXT NOT NULL,
+        complaint_ids TEXT NOT NULL,   -- JSON list of the ids the request saved
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX saved_requests_created ON saved_requests (created_at);
+    """,
+    6: "",  # placeholder: step 6 accounts lands from branch sec
     7: STEP_7.format(C="", BOOL="INTEGER"),
 }
+
 
 POSTGRES_STEPS: dict[int, str] = {
     1: """
@@ -270,8 +282,18 @@ POSTGRES_STEPS: dict[int, str] = {
     );
     CREATE INDEX alerts_open ON alerts (status, rule, group_key);
     """,
-    5: "",  # placeholder: step 5 idempotency and step 6 accounts land from branch sec
-    6: "",  # placeholder: step 5 idempotency and step 6 accounts land from branch sec
+    5: """
+    CREATE TABLE saved_requests (
+        key TEXT COLLATE "C" PRIMARY KEY,
+        fingerprint TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        complaint_ids TEXT NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL
+    );
+    CREATE INDEX saved_requests_created ON saved_requests (created_at);
+    """,
+    6: "",  # placeholder: step 6 accounts lands from branch sec
     7: STEP_7.format(C=' COLLATE "C"', BOOL="BOOLEAN"),
 }
 
@@ -289,7 +311,9 @@ ADVISORY_LOCK_KEY = 0x6D65_616C_7761_7463
 
 
 def _statements(script: str) -> list[str]:
-    return [s for s in script.split(";") if s.strip()]
+    """The script's statements (a step of only comments has none)."""
+    code = lambda s: "\n".join(line for line in s.splitlines() if not line.strip().startswith("--")).strip()  # noqa: E731
+    return [s for s in script.split(";") if code(s)]
 
 
 def _check(current: int, tables: list[str]) -> None:

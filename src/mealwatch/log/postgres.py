@@ -24,7 +24,6 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
 from .base import ComplaintLog, NewComplaint, StoreError, Tx, insert_row, insert_sql, redact
-from .counts import count_new
 from .migrations import migrate_postgres
 
 #: most connections one log holds open at once (threads beyond wait for one)
@@ -105,11 +104,10 @@ class PostgresLog(ComplaintLog):
             except queue.Empty:
                 return
 
-    def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
+    def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
         if not complaints:
             return []
-        now = self.clock()
-        with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
+        with tx.conn.cursor() as cur:
             cur.executemany(
                 insert_sql("%s") + " RETURNING id", [insert_row(c, now) for c in complaints], returning=True
             )
@@ -120,7 +118,6 @@ class PostgresLog(ComplaintLog):
                 "INSERT INTO complaint_labels (complaint_id, label) VALUES (%s, %s)",
                 [(i, label) for i, c in zip(ids, complaints) for label in dict.fromkeys(c.labels)],
             )
-            count_new(PostgresTx(conn), complaints, now)
         return ids
 
     @contextmanager

@@ -7,6 +7,7 @@ committed before the call returns. The schema is versioned and migrated on open 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -15,8 +16,27 @@ from pathlib import Path
 from typing import Any
 
 from .base import ComplaintLog, NewComplaint, StoreError, Tx, insert_row, insert_sql
-from .counts import count_new
 from .migrations import migrate_sqlite
+
+
+def check_writable(path: Path) -> None:
+    """StoreError when this user cannot write the log file or the folder beside it (its journal files go there)."""
+    for target, what in ((path, "file"), (path.parent, "folder")):
+        if (target.exists() or what == "folder") and not os.access(target, os.W_OK):
+            raise StoreError(
+                f"the complaint log's {what} {target} is read-only for this user: every save would fail; make it "
+                "writable, or pass another --db"
+            )
+
+
+def probe_write(conn: sqlite3.Connection) -> None:
+    """Raise sqlite3's error when the database cannot be written (a read-only file system or file), writing nothing."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        conn.execute(f"PRAGMA user_version = {version}")  # writes the header page: refused when read-only
+    finally:
+        conn.execute("ROLLBACK")
 
 
 class SqliteLog(ComplaintLog):
@@ -26,8 +46,16 @@ class SqliteLog(ComplaintLog):
         self.path = Path(path)
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"the complaint log {self.path} is not a file")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(
+                f"cannot create the folder {self.path.parent} for the complaint log ({e.strerror or e}): "
+                "pass a --db file in a folder you can write to"
+            ) from None
+        check_writable(self.path)
         self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
         try:
             self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
             self._conn.row_factory = sqlite3.Row
@@ -35,11 +63,22 @@ class SqliteLog(ComplaintLog):
             self._conn.execute("PRAGMA synchronous = FULL")  # a committed complaint survives a power cut
             self._conn.execute("PRAGMA foreign_keys = ON")
             self.schema_version = migrate_sqlite(self._conn)
+            probe_write(self._conn)
         except sqlite3.DatabaseError as e:
-            raise StoreError(f"{self.path} cannot be opened as a complaint log ({e}): pass another --db file") from e
+            self._close_quietly()
+            if "readonly" in str(e) or "read-only" in str(e):
+                raise StoreError(
+                    f"the complaint log {self.path} is read-only ({e}): every save would fail; make the file and its "
+                    "folder writable by this user, or pass another --db"
+                ) from None
+            raise StoreError(f"{self.path} cannot be opened as a complaint log ({e}): pass another --db file") from None
         except StoreError as e:
+            self._close_quietly()
+            raise StoreError(f"{self.path}: {e}") from None
+
+    def _close_quietly(self) -> None:
+        if self._conn is not None:
             self._conn.close()
-            raise StoreError(f"{self.path}: {e}") from e
 
     def __repr__(self) -> str:
         return f"SqliteLog({str(self.path)!r})"
@@ -48,18 +87,14 @@ class SqliteLog(ComplaintLog):
         with self._lock:
             self._conn.close()
 
-    def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
-        now = self.clock()
+    def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
         ids = []
-        with self._write() as tx:
-            for c in complaints:
-                cur = tx.conn.execute(insert_sql() + " RETURNING id", insert_row(c, now))
-                ids.append(int(cur.fetchone()[0]))
-                tx.many(
-                    "INSERT INTO complaint_labels (complaint_id, label) VALUES (?, ?)",
-                    [(ids[-1], label) for label in dict.fromkeys(c.labels)],
-                )
-            count_new(tx, complaints, now)
+        for c in complaints:
+            ids.append(int(tx.one(insert_sql() + " RETURNING id", insert_row(c, now))["id"]))
+            tx.many(
+                "INSERT INTO complaint_labels (complaint_id, label) VALUES (?, ?)",
+                [(ids[-1], label) for label in dict.fromkeys(c.labels)],
+            )
         return ids
 
     @contextmanager

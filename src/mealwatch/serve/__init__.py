@@ -16,10 +16,12 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from ..alerts import DEFAULT_RULES, AlertEngine, Rule, Webhook, load_rules
+from ..alerts.webhook import check_url
 from .app import STATIC, Service, router
 from .records import router as records_router
 from .errors import install as install_error_handlers
 from .predictor import Predictor
+from .security import LOOPBACK_HOSTS, SecurityMiddleware
 from ..log import ComplaintLog, StoreError, open_log
 
 
@@ -34,6 +36,7 @@ def create_app(
     alert_rules: str | Path | Sequence[Rule] | None = None,
     alert_url: str | None = None,
     clock: Callable[[], str] | None = None,
+    trusted_hosts: Sequence[str] = (),
 ) -> FastAPI:
     """The service for the model in ``model_dir`` (None: the latest run) and the log at ``db_path`` (see ``open_log``).
 
@@ -41,26 +44,34 @@ def create_app(
     arguments of ``Pipeline.from_folder`` (precision, compile, validation, log). ``timezone`` (an IANA name) is
     the officers' zone: the page shows times in it and incident dates without an offset are read in it.
     ``alert_rules``: a TOML/JSON rule file or rules (None: ``alerts.DEFAULT_RULES``); ``alert_url``: a webhook
-    each raised or extended alert is POSTed to; ``clock`` replaces the log's clock (tests, replays).
+    each raised or extended alert is POSTed to; ``clock`` replaces the log's clock (tests, replays). The service
+    answers requests addressed to this machine's loopback names and to ``trusted_hosts`` (see ``security``).
     """
     try:
         zone = ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise ValueError(f"unknown time zone {timezone!r}: give an IANA name such as Asia/Kolkata or UTC") from None
     rules = load_rules(alert_rules) if isinstance(alert_rules, (str, Path)) else (alert_rules or DEFAULT_RULES)
-    webhook = Webhook(alert_url) if alert_url else None
+    if alert_url:
+        check_url(alert_url)  # a wrong address stops the start before anything is opened
     owned = predictor is None
-    if predictor is None:
-        from ..runs import resolve_model
-
-        predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch, speed=speed)
     if db_path is None:
         from ..runs import default_log_path
 
         db_path = default_log_path()
+    # the log first: a log that cannot be used stops the start before a model thread is running
     store = open_log(db_path)
     if clock is not None:
         store.clock = clock
+    if predictor is None:
+        from ..runs import resolve_model
+
+        try:
+            predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch, speed=speed)
+        except BaseException:
+            store.close()
+            raise
+    webhook = Webhook(alert_url) if alert_url else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -76,9 +87,12 @@ def create_app(
         description="Classify mid-day meal complaints, explain the prediction, and keep a log to work through.",
         version=predictor.version,
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's pages load their scripts from a CDN: /docs is the service's own page instead
+        redoc_url=None,
     )
     app.state.service = Service(predictor, store, AlertEngine(store, rules, webhook), zone)
     app.state.webhook = webhook
+    app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])
     install_error_handlers(app)
     app.include_router(router)
     app.include_router(records_router)

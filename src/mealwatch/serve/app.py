@@ -6,23 +6,28 @@ through the ``Predictor`` (one worker, batched) and the log through the ``Compla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from ..explain.word_attention import check_layer_head
 from ..alerts import AlertEngine
 from ..labels import DEFINITIONS, urgency
 from ..records import CHANNELS, Record
-from . import csv_io
+from . import csv_io, idempotency
 from .record_fields import BY_HEADER, new_complaint, record_out, shown
 from .errors import ApiError
+from .explainer import outcome
 from .predictor import Classified, Predictor
+from .security import new_nonce, page_csp
 from .schemas import (
+    MAX_OFFSET,
     MAX_PAGE,
     AttentionRequest,
     BatchRequest,
@@ -37,10 +42,24 @@ from .schemas import (
     Urgency,
     check_complaint_text,
 )
-from ..log import ComplaintChange, ComplaintLog, CursorError, Filters, TransitionError, day_range
+from ..log import (
+    ComplaintChange,
+    ComplaintLog,
+    CursorError,
+    Filters,
+    NewComplaint,
+    SavedAnswer,
+    TransitionError,
+    day_range,
+)
 
 STATIC = Path(__file__).parent / "static"
 MAX_STATS_DAYS = 3660
+JSON, CSV = "application/json", "text/csv; charset=utf-8"
+#: the moments a 'from'/'to' filter may name, in UTC (a 'to' day is read as the start of the next day), a day
+#: inside the calendar's ends so that the range arithmetic around them cannot overflow
+EARLIEST = datetime(1, 1, 2, tzinfo=timezone.utc)
+LATEST = datetime(9999, 12, 31, tzinfo=timezone.utc)
 
 
 @dataclass
@@ -78,34 +97,90 @@ def result(c: Classified, record: Record, version: str, complaint_id: int | None
     }
 
 
-def classify_and_save(
-    svc: Service, complaints: list[tuple[str, Record]], save: bool, explain: str, steps: int
-) -> list[dict]:
-    """Classify (text, record) pairs; with ``save``, add them all to the log in one transaction, then check the
-    alert rules for them."""
-    classified = svc.predictor.classify([t for t, _ in complaints], explain, steps)
+async def classified(svc: Service, request: Request, texts: list[str], explain: str, steps: int) -> list[Classified]:
+    """The texts classified: integrated gradients on the explainer's queue (cancelled if the client leaves),
+    the rest on the classification worker."""
+    if explain == "ig":
+        return await outcome(svc.predictor.start_ig(texts, steps), request)
+    return await run_in_threadpool(svc.predictor.classify, texts, explain, steps)
+
+
+def new_complaints(
+    svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]]
+) -> list[NewComplaint]:
+    """What the log keeps of classified (text, record) pairs."""
+    return [new_complaint(svc.predictor, c.prediction, r) for c, (_, r) in zip(classified, complaints)]
+
+
+def answers(svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]], ids: list) -> list[dict]:
     version = svc.predictor.version
-    ids: list[int | None] = [None] * len(complaints)
-    if save:
-        ids = svc.store.add_many(
-            [new_complaint(svc.predictor, c.prediction, r) for c, (_, r) in zip(classified, complaints)]
-        )
-        if svc.alerts is not None:
-            svc.alerts.check(ids)
     return [result(c, r, version, i) for c, (_, r), i in zip(classified, complaints, ids)]
 
 
+def save_results(
+    svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]], save: bool
+) -> list[dict]:
+    """The answers for classified (text, record) pairs; with ``save``, all added to the log in one transaction,
+    then the alert rules checked for them."""
+    ids: list[int | None] = [None] * len(complaints)
+    if save:
+        ids = svc.store.add_many(new_complaints(svc, classified, complaints))
+        if svc.alerts is not None:
+            svc.alerts.check(ids)
+    return answers(svc, classified, complaints, ids)
+
+
+def save_once(
+    svc: Service,
+    classified: list[Classified],
+    complaints: list[tuple[str, Record]],
+    once: idempotency.Once,
+    render: Callable[[list[dict]], tuple[str, str]],
+) -> SavedAnswer:
+    """Save under an idempotency key: the complaints and ``render(answers)`` (body, media type) in one transaction,
+    then check the alert rules for them — or, for a retry, the answer the first request stored (nothing saved,
+    no rule checked again)."""
+    saved = svc.store.add_many_once(
+        once.key,
+        once.fingerprint,
+        new_complaints(svc, classified, complaints),
+        lambda ids: render(answers(svc, classified, complaints, ids)),
+    )
+    idempotency.check_same(once, saved)  # a racing request with the same key may have asked something else
+    if not saved.replayed and svc.alerts is not None:
+        svc.alerts.check(saved.complaint_ids)
+    return saved
+
+
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
-def classify(body: ClassifyRequest, svc: Svc) -> dict:
+async def classify(body: ClassifyRequest, svc: Svc, request: Request) -> dict:
     """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
-    return classify_and_save(svc, [(body.text, body.record(svc.zone))], body.save, body.explain, body.steps)[0]
+    complaints = [(body.text, body.record(svc.zone))]
+    once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
+    if isinstance(once, SavedAnswer):
+        return idempotency.response(once)
+    done = await classified(svc, request, [body.text], body.explain, body.steps)
+    if once is not None:
+        render = lambda answers: (ClassifyResult.model_validate(answers[0]).model_dump_json(), JSON)  # noqa: E731
+        return idempotency.response(await run_in_threadpool(save_once, svc, done, complaints, once, render))
+    return (await run_in_threadpool(save_results, svc, done, complaints, body.save))[0]
 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
-def classify_batch(body: BatchRequest, svc: Svc) -> dict:
+async def classify_batch(body: BatchRequest, svc: Svc, request: Request) -> dict:
     """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
     complaints = [(text, fields.record(svc.zone)) for text, fields in body.complaints()]
-    results = classify_and_save(svc, complaints, body.save, body.explain, body.steps)
+    once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
+    if isinstance(once, SavedAnswer):
+        return idempotency.response(once)
+    done = await classified(svc, request, [t for t, _ in complaints], body.explain, body.steps)
+    if once is not None:
+
+        def render(answers: list[dict]) -> tuple[str, str]:
+            return BatchResult.model_validate({"count": len(answers), "results": answers}).model_dump_json(), JSON
+
+        return idempotency.response(await run_in_threadpool(save_once, svc, done, complaints, once, render))
+    results = await run_in_threadpool(save_results, svc, done, complaints, body.save)
     return {"count": len(results), "results": results}
 
 
@@ -114,27 +189,45 @@ def classify_batch(body: BatchRequest, svc: Svc) -> dict:
 )
 def classify_csv(
     svc: Svc,
+    request: Request,
     file: Annotated[UploadFile, File(description="CSV, UTF-8, with a 'text' column and optionally 'school'")],
-    save: Annotated[bool, Form(description="add every complaint to the log")] = False,
+    save: Annotated[
+        Literal["true", "false"], Form(description="add every complaint to the log: true or false")
+    ] = "false",
     format: Annotated[Literal["json", "csv"], Query(description="answer as JSON or as a CSV download")] = "json",
     with_csv: Annotated[bool, Query(description="JSON answer only: add the CSV download's text as 'csv'")] = False,
 ) -> Any:
     """Classify every row of an uploaded CSV file; the whole file is refused when any row cannot be read."""
     name = file.filename or "the upload"
+    data = file.file.read(csv_io.MAX_CSV_BYTES + 1)
     try:
-        rows = csv_io.read_upload(file.file.read(csv_io.MAX_CSV_BYTES + 1), name, svc.zone)
+        rows = csv_io.read_upload(data, name, svc.zone)
     except csv_io.CsvUploadError as e:
         raise ApiError(422, str(e)) from None
-    results = classify_and_save(svc, [(r.text, r.record) for r in rows], save, "none", 0)
-    for r, row in zip(results, rows):
-        r["line"] = row.line
-    text = (
-        csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results) if format == "csv" or with_csv else None
-    )
-    if format == "csv":
-        headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
-        return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
-    return {"count": len(results), "results": results, "csv": text}
+    headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
+    asked = (name, save, format, str(with_csv), data)
+    once = idempotency.once_for(svc.store, request, save == "true", *asked)
+    if isinstance(once, SavedAnswer):
+        return idempotency.response(once, headers if format == "csv" else None)
+    complaints = [(r.text, r.record) for r in rows]
+    done = svc.predictor.classify([t for t, _ in complaints], "none", 0)
+
+    def render(results: list[dict]) -> tuple[str, str]:
+        for r, row in zip(results, rows):
+            r["line"] = row.line
+        want_csv = format == "csv" or with_csv
+        text = csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results) if want_csv else None
+        if format == "csv":
+            return text or "", CSV
+        return CsvResult.model_validate(
+            {"count": len(results), "results": results, "csv": text}
+        ).model_dump_json(), JSON
+
+    if once is not None:
+        saved = save_once(svc, done, complaints, once, render)
+        return idempotency.response(saved, headers if format == "csv" else None)
+    body, media_type = render(save_results(svc, done, complaints, save == "true"))
+    return Response(body, media_type=media_type, headers=headers if format == "csv" else None)
 
 
 def attachment(filename: str) -> str:
@@ -146,7 +239,7 @@ def attachment(filename: str) -> str:
 
 
 @router.post("/api/attention", tags=["explain"])
-def attention(body: AttentionRequest, svc: Svc) -> dict:
+async def attention(body: AttentionRequest, svc: Svc, request: Request) -> dict:
     """Attention merged to words: ``attention[layer][head][query word][key word]`` (rows sum to 1)."""
     config = svc.predictor.pipeline.encoder.config
     layers, heads = config.num_hidden_layers, config.num_attention_heads
@@ -154,7 +247,7 @@ def attention(body: AttentionRequest, svc: Svc) -> dict:
         check_layer_head(layers, heads, body.layer, body.head)
     except ValueError as e:
         raise ApiError(422, str(e)) from None
-    wa = svc.predictor.attention(body.text, body.include_special)
+    wa = await outcome(svc.predictor.start_attention(body.text, body.include_special), request)
     layer_ids = list(range(layers)) if body.layer is None else [body.layer]
     head_ids = list(range(heads)) if body.head is None else [body.head]
     chosen = wa.attention[layer_ids][:, head_ids]  # (layers', heads', W, W)
@@ -182,13 +275,24 @@ def _moment(value: str | None, name: str, end: bool) -> datetime | None:
     try:
         if len(value) == 10:
             day = date.fromisoformat(value)
-            return datetime.combine(day + timedelta(days=1 if end else 0), datetime.min.time(), timezone.utc)
-        moment = datetime.fromisoformat(value)
+            moment = datetime.combine(day + timedelta(days=1 if end else 0), datetime.min.time(), timezone.utc)
+        else:
+            moment = datetime.fromisoformat(value)
+            moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
     except ValueError:
         raise ApiError(
             422, f"query parameter '{name}' must be a date (YYYY-MM-DD) or an ISO time, not {value!r}"
         ) from None
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    except OverflowError:  # the day after 9999-12-31, or a time before 0001-01-01 once in UTC
+        moment = None
+    if moment is None or not EARLIEST <= moment <= LATEST:
+        raise ApiError(
+            422,
+            f"query parameter '{name}': {value!r} falls outside the dates this service handles "
+            f"({EARLIEST.date()} to {LATEST.date() - timedelta(days=1)}, UTC): "
+            f"choose a date within them or leave '{name}' out",
+        )
+    return moment
 
 
 def log_filters(
@@ -238,7 +342,9 @@ def list_complaints(
     svc: Svc,
     filters: LogFilters,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-    offset: Annotated[int, Query(ge=0, description="skip this many (slow deep in a long list: prefer cursor)")] = 0,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_OFFSET, description="skip this many (slow deep in a long list: prefer cursor)")
+    ] = 0,
     order: Annotated[
         Literal["queue", "review"],
         Query(description="queue: needing review, then most urgent, then newest; review: then the least certain"),
@@ -369,8 +475,9 @@ def index() -> FileResponse:
 
 
 @router.get("/attention", response_class=HTMLResponse, tags=["explain"])
-def attention_page(
+async def attention_page(
     svc: Svc,
+    request: Request,
     text: Annotated[str, Query(description="the complaint to show")],
     explain: Annotated[bool, Query(description="add integrated gradients (slow on a CPU)")] = False,
 ) -> HTMLResponse:
@@ -381,6 +488,14 @@ def attention_page(
         check_complaint_text(text)
     except ValueError as e:
         raise ApiError(422, f"query parameter 'text': {e}") from None
-    wa = svc.predictor.attention(text)
-    explanation = svc.predictor.explanation(text) if explain else None
-    return HTMLResponse(render_page(wa, explanation, model=svc.predictor.version))
+    wa = await outcome(svc.predictor.start_attention(text), request)
+    explanation = await outcome(svc.predictor.start_explanation(text), request) if explain else None
+    nonce = new_nonce()
+    page = render_page(wa, explanation, model=svc.predictor.version, nonce=nonce)
+    return HTMLResponse(page, headers={"Content-Security-Policy": page_csp(nonce)})
+
+
+@router.get("/docs", include_in_schema=False)
+def docs_page() -> FileResponse:
+    """The API's endpoints, read from /openapi.json by the service's own script (nothing from another site)."""
+    return FileResponse(STATIC / "docs.html", media_type="text/html")

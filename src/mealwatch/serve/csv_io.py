@@ -117,7 +117,8 @@ def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezo
         raise CsvUploadError(
             f"{filename} is empty: expected a header line with a 'text' column, then one complaint per line"
         )
-    reader = csv.reader(io.StringIO(content, newline=""))
+    reader = csv.reader(io.StringIO(content, newline=""), strict=True)
+    start = 1
     try:
         header = next(reader)
         text_at, field_at, extra_at = map_columns(header, filename)
@@ -148,7 +149,7 @@ def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezo
                     f"{filename} holds more than {MAX_CSV_ROWS:,} complaints: split it into smaller files"
                 )
     except csv.Error as e:
-        raise CsvUploadError(f"{filename} is not valid CSV near line {reader.line_num}: {e}") from None
+        raise CsvUploadError(csv_problem(filename, str(e), start, reader.line_num)) from None
     if problems:
         more = f" (and {len(problems) - SHOWN_PROBLEMS} more)" if len(problems) > SHOWN_PROBLEMS else ""
         raise CsvUploadError(
@@ -161,6 +162,22 @@ def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezo
             f"{filename} has a header but no complaints: expected one complaint per line after the header"
         )
     return rows
+
+
+def csv_problem(filename: str, error: str, start: int, line: int) -> str:
+    """The csv module's complaint about a record that began on line ``start`` (read up to ``line``), said plainly."""
+    if error == "unexpected end of data":
+        return (
+            f"{filename}: the double quote that opens a text on line {start} is never closed, so every line after "
+            "it would be read as one complaint; nothing was classified: close the quote (write a quote inside a "
+            'quoted text as "")'
+        )
+    if "expected after" in error:
+        return (
+            f"{filename}: line {line} has a double quote inside a quoted text; nothing was classified: "
+            'write it as two double quotes ("") or leave the text unquoted'
+        )
+    return f"{filename} is not valid CSV on line {line}: {error}; nothing was classified"
 
 
 def read_record(cells: dict[str, str], zone: tzinfo) -> Record:

@@ -14,6 +14,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .explainer import Busy, ClientGone, Stopped, TooCostly
+
 log = logging.getLogger("mealwatch.serve")
 
 _EXPECTED = {
@@ -76,6 +78,17 @@ def describe(error: dict) -> str:
     return f"{where}: {msg}"
 
 
+def unreadable_body(request: Request, reason: str) -> str:
+    """What to say when a body cannot be parsed at all (not UTF-8 JSON, a broken multipart form)."""
+    sent = request.headers.get("content-type", "").split(";")[0].strip() or "no Content-Type"
+    if sent.startswith("multipart/"):
+        expected = "a multipart/form-data upload with its boundary, a 'file' part and a 'save' field"
+    else:
+        expected = 'a JSON object in UTF-8 with Content-Type: application/json, such as {"text": "..."}'
+    detail = "" if reason == "There was an error parsing the body" else f" ({reason.rstrip('.')})"
+    return f"the request body ({sent}) could not be read{detail}: send {expected}"
+
+
 def install(app: FastAPI) -> None:
     """Register the JSON error handlers on ``app``."""
 
@@ -91,6 +104,21 @@ def install(app: FastAPI) -> None:
     async def _api(request: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.status, exc.message)
 
+    @app.exception_handler(TooCostly)
+    async def _costly(request: Request, exc: TooCostly) -> JSONResponse:
+        return error_response(422, str(exc))
+
+    @app.exception_handler(Busy)
+    @app.exception_handler(Stopped)
+    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+        response = error_response(503, str(exc))
+        response.headers["Retry-After"] = "30"
+        return response
+
+    @app.exception_handler(ClientGone)
+    async def _gone(request: Request, exc: ClientGone) -> JSONResponse:
+        return error_response(499, str(exc))  # nobody reads it: the client has closed the connection
+
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         message = exc.detail if isinstance(exc.detail, str) else "request failed"
@@ -98,6 +126,8 @@ def install(app: FastAPI) -> None:
             message = f"no such page: {request.url.path} (the API is listed at /docs)"
         if exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path} (see /docs)"
+        if exc.status_code == 400:  # the framework could not read the body at all: a bad body is a 422 here
+            return error_response(422, unreadable_body(request, message))
         return error_response(exc.status_code, message)
 
     @app.exception_handler(Exception)

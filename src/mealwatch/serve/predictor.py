@@ -4,8 +4,10 @@ Requests from many HTTP threads are queued; the worker takes what is waiting (up
 ``max_batch`` texts) and runs it as one batch, so concurrent clients share forward passes.
 It waits for nobody (``max_wait_s`` = 0 by default): a lone request runs at once, and under
 load the requests that arrive while a batch runs form the next one.
-All model work — batches, attributions, attention — holds one lock, because the tokenizer
-and the model are not meant to be driven by several threads at once.
+Classification holds one lock, because the tokenizer and the model are not meant to be driven by
+several threads at once. The slow work — integrated gradients, attention maps, the attention page's
+explanation — goes to the ``Explainer`` (explainer.py): its own queue, thread and copy of the model,
+with a work budget, a time limit and cancelling, so that it never holds up a classification.
 
 The service only queues and batches: predictions come from ``mealwatch.pipeline.Pipeline`` and
 per-word importance from ``mealwatch.explain.attribute`` (``grad``, the fast default, or ``ig``).
@@ -26,6 +28,7 @@ from typing import Any
 from ..explain.methods import attribute
 from ..explain.scores import WordScores
 from ..pipeline import Pipeline, Prediction
+from .explainer import Explainer, ExplainJob, check_ig_budget
 
 IMPORTANCE_METHODS = ("none", "grad", "ig")
 
@@ -70,6 +73,7 @@ class Predictor:
         self._queue: queue.Queue[_Job | None] = queue.Queue()
         self._worker = threading.Thread(target=self._serve, name="mealwatch-predictor", daemon=True)
         self._worker.start()
+        self.explainer = Explainer(pipeline)  # the slow work: its own thread, queue and copy of the model
 
     @classmethod
     def load(cls, model_dir: str | Path, *, speed: dict[str, Any] | None = None, **kwargs: Any) -> "Predictor":
@@ -81,6 +85,7 @@ class Predictor:
         return self.pipeline.labels
 
     def close(self) -> None:
+        self.explainer.close()
         self._queue.put(None)
         self._worker.join(timeout=10)
 
@@ -91,18 +96,46 @@ class Predictor:
         if not texts:
             return []
         if importance == "ig":
-            with self._lock:
-                predictions = self.pipeline.predict(texts)
-                scores = attribute(self.pipeline, texts, [p.labels for p in predictions], "ig", steps)
-            return [Classified(p, s) for p, s in zip(predictions, scores)]
+            return self.start_ig(texts, steps).future.result()
         job = _Job(list(texts), importance)
         self._queue.put(job)
         return job.future.result()
 
+    # --- the slow work, on the explainer's worker and its copy of the model ------------------------
+
+    def start_ig(self, texts: Sequence[str], steps: int = 50) -> ExplainJob:
+        """Queue classification with integrated gradients (``classify(..., "ig")``); the job raises TooCostly
+        when the texts and steps are over the work budget."""
+        texts = list(texts)
+
+        def run(pipeline: Pipeline) -> list[Classified]:
+            predictions = pipeline.predict(texts)
+            batch = pipeline.tokenize(texts)
+            check_ig_budget(steps, [len(t) for t in batch.tokens], [len(p.labels) for p in predictions])
+            scores = attribute(pipeline, texts, [p.labels for p in predictions], "ig", steps)
+            return [Classified(p, s) for p, s in zip(predictions, scores)]
+
+        return self.explainer.submit(run, "integrated-gradients explanation")
+
+    def start_attention(self, text: str, include_special: bool = True) -> ExplainJob:
+        """Queue the word-level attention of every layer and head, over the pieces a prediction reads."""
+        return self.explainer.submit(lambda pipeline: pipeline.word_attention(text, include_special), "attention map")
+
+    def start_explanation(self, text: str, steps: int = 50) -> ExplainJob:
+        """Queue integrated gradients and attention rollout for one text (``mealwatch.explain.explain``)."""
+        from ..explain import explain
+
+        def run(pipeline: Pipeline):
+            predictions = pipeline.predict([text])
+            batch = pipeline.tokenize([text])
+            check_ig_budget(steps, [len(batch.tokens[0])], [len(predictions[0].labels)])
+            return explain(pipeline, text, steps=steps)
+
+        return self.explainer.submit(run, "explanation")
+
     def attention(self, text: str, include_special: bool = True):
-        """Word-level attention of every layer and head, over the pieces a prediction reads."""
-        with self._lock:
-            return self.pipeline.word_attention(text, include_special)
+        """``start_attention``, waited for."""
+        return self.start_attention(text, include_special).future.result()
 
     # --- the worker -------------------------------------------------------------------------------
 
@@ -169,8 +202,5 @@ class Predictor:
         return results  # type: ignore[return-value]
 
     def explanation(self, text: str, steps: int = 50):
-        """Integrated gradients and attention rollout for one text (``mealwatch.explain.explain``)."""
-        from ..explain import explain
-
-        with self._lock:
-            return explain(self.pipeline, text, steps=steps)
+        """``start_explanation``, waited for."""
+        return self.start_explanation(text, steps).future.result()

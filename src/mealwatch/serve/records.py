@@ -16,6 +16,7 @@ from ..records import CHANNELS, clean_name
 from .app import Svc
 from .errors import ApiError
 from .record_fields import BY_HEADER
+from .schemas import MAX_OFFSET
 
 router = APIRouter()
 
@@ -79,7 +80,7 @@ def list_alerts(
     svc: Svc,
     status: Annotated[Literal[ALERT_STATUSES] | None, Query(description="only open or acknowledged alerts")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict:
     """Outbreak alerts, open ones first, then the most recent."""
     page = svc.store.list_alerts(status, limit, offset)

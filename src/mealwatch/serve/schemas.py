@@ -26,6 +26,8 @@ MAX_CSV_BYTES = 2_000_000
 MAX_CSV_ROWS = 2000
 #: the most complaints one page of the log returns
 MAX_PAGE = 500
+#: the largest offset into the log (a 64-bit integer, as the databases count)
+MAX_OFFSET = 2**63 - 1
 #: integrated gradients: the most interpolation steps one request may ask for
 MAX_IG_STEPS = 300
 

@@ -131,6 +131,17 @@ def read_config(folder: Path) -> dict:
     return config
 
 
+def unpickling_reason(error: Exception) -> str:
+    """What torch.load(weights_only=True) found wrong, without its advice to load the file as a full pickle."""
+    text = " ".join(str(error).split())
+    found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+    if found:
+        return f"it holds {found.group(1)}, which is not a tensor"
+    if "weights_only" in text or "Weights only load failed" in text:
+        return "it holds objects other than tensors"
+    return text[:200] or type(error).__name__
+
+
 def read_tensors(folder: Path) -> dict[str, Tensor]:
     """The raw tensors of model.safetensors, or else pytorch_model.bin (never unpickling code)."""
     safetensors_file, bin_file = folder / "model.safetensors", folder / "pytorch_model.bin"
@@ -145,8 +156,11 @@ def read_tensors(folder: Path) -> dict[str, Tensor]:
     if bin_file.is_file():
         try:
             return torch.load(bin_file, map_location="cpu", weights_only=True)
-        except Exception as e:  # torch raises many kinds for a bad pickle
-            raise CheckpointError(f"{bin_file} cannot be read as a weights-only PyTorch file: {e}") from e
+        except Exception as e:  # torch raises many kinds for a bad pickle; its advice (load it unsafely) is not ours
+            raise CheckpointError(
+                f"{bin_file} cannot be read as plain weights ({unpickling_reason(e)}); it is never loaded any other "
+                "way, because a pickle can run code: convert the checkpoint to model.safetensors where it was made"
+            ) from None
     raise CheckpointError(f"{folder} has no weights: expected model.safetensors or pytorch_model.bin")
 
 

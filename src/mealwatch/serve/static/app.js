@@ -27,10 +27,21 @@ async function api(path, options = {}) {
   return body;
 }
 
+// a saving request carries a fresh Idempotency-Key, so that the server saves it once however often it arrives
+function idempotencyKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 function showError(node, error) {
   node.hidden = !error;
   node.textContent = error ? String(error.message || error) : "";
 }
+
+// bidirectional embedding, override and isolate controls (U+202A-202E, U+2066-2069) could flip how a text
+// reads on screen ("\u202Etxt.exe" shows as "exe.txt"): they are left out of what is shown (the log keeps the
+// text whole), and each shown text is its own direction-isolated paragraph (dir="auto")
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+function visible(text) { return String(text).replace(BIDI_CONTROLS, ""); }
 
 function pretty(label) { return label.replace(/_/g, " "); }
 // times come from the API in UTC; they are shown in the service's zone (mealwatch serve --timezone)
@@ -73,9 +84,9 @@ function renderWords(result, label) {
   const target = $("#words");
   target.replaceChildren();
   const imp = result.importance;
-  if (!imp || !imp.scores[label]) { target.textContent = result.text; return; }
+  if (!imp || !imp.scores[label]) { target.textContent = visible(result.text); return; }
   if ((imp.no_clear_signal || []).includes(label)) {
-    target.textContent = result.text;
+    target.textContent = visible(result.text);
     $("#method").textContent = "no clear signal: no word moved this label measurably";
     return;
   }
@@ -83,7 +94,7 @@ function renderWords(result, label) {
   const top = Math.max(1e-9, ...scores.map(Math.abs));
   // offsets count Unicode code points (Python's str), not UTF-16 units: slice an array of code points
   const chars = Array.from(result.text);
-  const piece = (a, b) => chars.slice(a, b).join("");
+  const piece = (a, b) => visible(chars.slice(a, b).join(""));
   let at = 0;
   imp.words.forEach((w, i) => {
     if (w.start > at) target.append(piece(at, w.start));
@@ -123,7 +134,8 @@ $("#classify-form").addEventListener("submit", async (event) => {
   try {
     const body = { text: $("#text").value, save: $("#save").checked };
     if ($("#school").value.trim()) body.school = $("#school").value;
-    const result = await api("/api/classify", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const headers = { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey() };
+    const result = await api("/api/classify", { method: "POST", headers, body: JSON.stringify(body) });
     renderResult(result);
     if (result.id != null) refreshLog();
   } catch (error) {
@@ -146,11 +158,12 @@ $("#upload-form").addEventListener("submit", async (event) => {
     const form = new FormData();
     form.append("file", file);
     form.append("save", $("#csv-save").checked ? "true" : "false");
-    const answer = await api("/api/classify/csv?with_csv=true", { method: "POST", body: form });
+    const answer = await api("/api/classify/csv?with_csv=true", { method: "POST", body: form, headers: { "Idempotency-Key": idempotencyKey() } });
     const body = $("#csv-table tbody");
     body.replaceChildren(...answer.results.map((r) => el("tr", {},
       el("td", { text: r.line }), el("td", {}, el("span", { class: `badge ${r.urgency}`, text: r.urgency })),
-      el("td", { text: r.labels.map(pretty).join(", ") }), el("td", { text: r.school || "" }), el("td", { text: r.text }))));
+      el("td", { text: r.labels.map(pretty).join(", ") }), el("td", { dir: "auto", text: visible(r.school || "") }),
+      el("td", { dir: "auto", text: visible(r.text) }))));
     $("#csv-count").textContent = `${answer.count} complaints classified${$("#csv-save").checked ? " and saved" : ""}`;
     const link = $("#csv-download");
     if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
@@ -188,17 +201,18 @@ function logItem(c) {
     return b;
   });
   const fix = el("button", { type: "button", class: "ghost", "data-correct": c.id, text: "correct labels" });
-  const place = [c.school || "no school given", c.block, c.district].filter(Boolean).join(", ");
+  const place = [c.school || "no school given", c.block, c.district].filter(Boolean).map(visible).join(", ");
   const facts = [`#${c.id}`, place, `received ${when(c.created_at)}`];
   if (c.incident_at) facts.push(`incident ${day(c.incident_at)}`);
   if (c.channel) facts.push(`by ${c.channel}`);
   if (c.reporter_phone) facts.push(`☎ ${c.reporter_phone}`);
-  if (c.assignee) facts.push(`assigned to ${c.assignee}`);
+  if (c.assignee) facts.push(`assigned to ${visible(c.assignee)}`);
   const predicted = c.labels.map((l) => el("span", { class: c.corrected_labels ? "chip predicted" : "chip", text: pretty(l), title: "predicted" }));
   const corrected = (c.corrected_labels || []).map((l) => el("span", { class: "chip corrected", text: pretty(l) }));
-  const chips = el("div", { class: "chips" }, ...(c.corrected_labels ? [el("span", { class: "small muted", text: `corrected by ${c.corrected_by || "an officer"}:` }), ...corrected, el("span", { class: "small muted", text: "model:" })] : []), ...predicted);
-  const body = el("div", {}, el("p", { class: "text", text: c.text }), el("div", { class: "meta", text: facts.join(" · ") }), chips);
-  if (c.notes) body.append(el("p", { class: "notes small", text: c.notes }));
+  const chips = el("div", { class: "chips" }, ...(c.corrected_labels ? [el("span", { class: "small muted", text: `corrected by ${visible(c.corrected_by || "an officer")}:` }), ...corrected, el("span", { class: "small muted", text: "model:" })] : []), ...predicted);
+  const body = el("div", {}, el("p", { class: "text", dir: "auto", text: visible(c.text) }),
+    el("div", { class: "meta", dir: "auto", text: facts.join(" · ") }), chips);
+  if (c.notes) body.append(el("p", { class: "notes small", dir: "auto", text: visible(c.notes) }));
   const item = el("li", { "data-id": c.id, class: c.corrected_labels ? "is-corrected" : "" },
     el("div", { class: "urg" }, el("span", { class: `badge ${c.urgency}`, text: c.urgency }),
       ...(c.needs_review ? [el("span", { class: "badge review", text: "needs review", title: c.review_reasons.join("; ") })] : [])),
@@ -311,7 +325,8 @@ $("#bulk-form").addEventListener("submit", async (event) => {
     if (!items.length) throw new Error("paste at least one complaint, one per line");
     let saved = 0;
     for (let start = 0; start < items.length; start += 256) {  // the API takes up to 256 at once
-      const answer = await api("/api/classify/batch", { method: "POST", headers: { "Content-Type": "application/json" },
+      const headers = { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey() };
+      const answer = await api("/api/classify/batch", { method: "POST", headers,
         body: JSON.stringify({ items: items.slice(start, start + 256), save: true }) });
       saved += answer.count;
     }
@@ -346,7 +361,7 @@ async function refreshAlerts() {
       refreshAlerts();
     });
     const span = a.first_at === a.last_at ? when(a.first_at) : `${when(a.first_at)} – ${when(a.last_at)}`;
-    return el("li", { "data-alert-id": a.id }, el("strong", { text: a.summary }),
+    return el("li", { "data-alert-id": a.id }, el("strong", { dir: "auto", text: visible(a.summary) }),
       el("span", { class: "small", text: ` · ${span} · complaints ${a.complaint_ids.map((i) => `#${i}`).join(", ")}` }), ack);
   }));
 }

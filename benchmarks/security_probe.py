@@ -1,0 +1,407 @@
+"""Bad inputs against every endpoint of the service, counting the answers that must never happen.
+
+Builds a tiny random classifier (no training, no download), serves it in-process (FastAPI's TestClient,
+addressed to 127.0.0.1) with a fresh SQLite log, then sends --inputs generated bad requests — wrong types,
+broken JSON and multipart bodies, invisible and surrogate texts, unclosed CSV quotes, extreme dates and ids,
+foreign Host headers, cross-site writes, reused idempotency keys, record fields that cannot be stored (issue 15:
+district, block, incident dates, channel, phone, extra fields), corrections, assignee and notes, alert
+acknowledgements and complaint histories, forged or broken page cursors — each one that could save asking to
+save. Prints the answers by status, the number of 5xx answers and the number of rows written by requests that
+were refused (the log's complaints, and the complaints and alerts a request could change, before and after each
+refused request).
+Targets: both 0.
+
+    python benchmarks/security_probe.py [--inputs 1200] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import collections
+import json
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+WEIRD_TEXTS = [
+    "", " ", "\t\n", "\u200b\u200c", "\u2060\ufeff", "\u202e\u202c", "\u0301", "\x00", "dal\x00", "\ud800",
+    "ok \udfff", "a" * 5001, "\U0001f922" * 2600, "{{data}}" * 700,
+]  # fmt: skip
+WEIRD_VALUES = [None, 5, -1, 2**63, 1.5, True, [], {}, ["x"], {"text": "x"}, "yes", "on", "1"]
+BAD_DATES = ["9999-12-31", "0001-01-01T00:00+05:30", "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+00:00",
+             "2024-02-30", "2024-13-01", "yesterday", "1e9", "2024-05-01T25:00", "\x00"]  # fmt: skip
+BAD_IDS = [str(2**63), str(2**64), str(-(2**63) - 1), "1e3", "abc", "0x10", "%00", "1.0", "-0"]
+#: record field values that cannot be stored as given (issue 15's fields)
+BAD_RECORD = {
+    "school": ["\ud800", "x" * 201, "\x00", 7],
+    "udise": ["123", "0912345678x", "\udc00", 9123456789],
+    "district": ["Gaya \ud800", "d" * 201, "\x00", ["Gaya"]],
+    "block": ["\udfff", "b" * 201, {"name": "x"}],
+    "incident_date": ["0001-01-01", "9999-12-31T23:00-05:00", "0001-01-01T00:00+05:30", "1999-12-31", "31/01/2025",
+                      "2025-02-30", "\x00", 20250131],
+    "channel": ["fax", "", "\ud800", 1],
+    "reporter_phone": ["12", "call me", "+" + "9" * 30, "=1+1", "\udc00"],
+    "extra": [{"ward": "\ud800"}, {"k" * 201: "v"}, {str(i): "v" for i in range(51)}, {"ward": 7}, ["x"], "x"],
+}  # fmt: skip
+
+
+def tiny_model(folder: Path) -> Path:
+    import torch
+
+    from mealwatch import Encoder, EncoderConfig, Tokenizer
+    from mealwatch.classifier import Classifier, ClassifierConfig
+    from mealwatch.labels import LABELS
+    from mealwatch.pipeline import Pipeline
+
+    torch.manual_seed(0)
+    tokenizer = Tokenizer.from_pretrained()
+    config = EncoderConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                           num_attention_heads=4, intermediate_size=64)  # fmt: skip
+    Pipeline(Classifier(Encoder(config), ClassifierConfig(list(LABELS), True)), tokenizer).save(folder)
+    return folder
+
+
+Request = tuple[str, str, dict]  # method, path, keyword arguments of the client's request
+
+
+def json_body(path: str, body: object) -> Request:
+    raw = json.dumps(body).encode()  # lone surrogates go as \\ud800 escapes, as a client would send them
+    return "POST", path, {"content": raw, "headers": {"content-type": "application/json"}}
+
+
+def bad_classify(r: random.Random) -> Request:
+    body: dict = {"text": r.choice(WEIRD_TEXTS), "save": True}
+    twist = r.randrange(6)
+    if twist == 0:
+        body = {"text": "no meal today", "save": r.choice(WEIRD_VALUES[1:])}
+    elif twist == 1:
+        body = {"text": "no meal today", "save": True, "explain": r.choice(["shap", "", None, 1, "IG"])}
+    elif twist == 2:
+        body = {"text": "no meal today", "save": True, "explain": "ig", "steps": r.choice([0, -1, 301, 2**63, "5"])}
+    elif twist == 3:
+        body = {"text": "no meal today", "school": r.choice(["\ud800", "x" * 201, "\x00", 7]), "save": True}
+    elif twist == 4:
+        body = {r.choice(["txt", "Text", "colour"]): "no meal", "save": True}
+    return json_body("/api/classify", body)
+
+
+def bad_batch(r: random.Random) -> Request:
+    choice = r.randrange(5)
+    if choice == 0:
+        body: object = {"texts": ["fine", r.choice(WEIRD_TEXTS)], "save": True}
+    elif choice == 1:
+        body = {"texts": ["a"] * r.choice([0, 257, 1000]), "save": True}
+    elif choice == 2:
+        body = {"texts": ["a"], "items": [{"text": "b"}], "save": True}
+    elif choice == 3:
+        body = {
+            "items": [{"text": "ok", "school": r.choice(WEIRD_VALUES)}, {"text": r.choice(WEIRD_TEXTS)}],
+            "save": True,
+        }
+    else:
+        body = r.choice(WEIRD_VALUES)
+    return json_body("/api/classify/batch", body)
+
+
+def bad_csv(r: random.Random) -> Request:
+    files = [
+        b'text,school\nfine,S1\n"the dal was cold,S2\nno eggs,S3\n',
+        b'text\n"stray "quote" here"\n',
+        "text\ncaf\u00e9\n".encode("latin-1"),
+        b"text\nrice, dal and worms\n",
+        b"txt\nhello\n",
+        b"text\n\n",
+        b"",
+        b"text\n" + "\u200b".encode() + b"\n",
+        b"text\n" + b"x" * 5001 + b"\n",
+        b"text\n" + b"a\n" * 2001,
+        b"\xff\xfe\x00t\x00e\x00x\x00t",
+        b"text\nnul\x00here\n",
+    ]
+    choice = r.randrange(4)
+    if choice == 0:
+        return (
+            "POST",
+            "/api/classify/csv",
+            {"files": {"file": ("x.csv", r.choice(files), "text/csv")}, "data": {"save": "true"}},
+        )
+    if choice == 1:
+        good = b"text\nno meal today\n"
+        return (
+            "POST",
+            "/api/classify/csv",
+            {
+                "files": {"file": ("x.csv", good, "text/csv")},
+                "data": {"save": r.choice(["yes", "on", "1", "TRUE", "no"])},
+            },
+        )
+    if choice == 2:
+        body = r.choice([b"--x\r\nbroken", b"abc", b"--x--\r\n", b"\x00" * 10])
+        kind = r.choice(["multipart/form-data", "multipart/form-data; boundary=x", "text/csv"])
+        return "POST", "/api/classify/csv", {"content": body, "headers": {"content-type": kind}}
+    fmt = r.choice(["xml", "CSV", ""])
+    upload = {"files": {"file": ("x.csv", b"text\nok\n", "text/csv")}, "data": {"save": "true"}}
+    return "POST", f"/api/classify/csv?format={fmt}", upload
+
+
+def bad_json(r: random.Random) -> Request:
+    path = r.choice(["/api/classify", "/api/classify/batch", "/api/attention"])
+    raw = r.choice(
+        [
+            b"{text: oops",
+            b'{"text": "\xff"}',
+            b"",
+            b"[",
+            b"null",
+            b'"text"',
+            b"{}" * 3,
+            bytes(r.randrange(256) for _ in range(20)),
+        ]
+    )
+    kind = r.choice(["application/json", "text/plain", "application/x-www-form-urlencoded"])
+    return "POST", path, {"content": raw, "headers": {"content-type": kind}}  # fmt: skip
+
+
+def bad_attention(r: random.Random) -> Request:
+    body = r.choice([
+        {"text": r.choice(WEIRD_TEXTS)},
+        {"text": "dal cold", "layer": r.choice([-1, 2, 2**63, "0", None])},
+        {"text": "dal cold", "head": 1},
+        {"text": "dal cold", "layer": 0, "head": r.choice([-1, 4, 99])},
+        {"text": "dal cold", "include_special": "yes"},
+    ])  # fmt: skip
+    return json_body("/api/attention", body)
+
+
+def bad_query(r: random.Random) -> Request:
+    path = r.choice(["/api/complaints", "/api/stats", "/api/complaints.csv"])
+    name, value = r.choice([
+        ("from", r.choice(BAD_DATES)), ("to", r.choice(BAD_DATES)),
+        ("limit", r.choice(["0", "501", "-1", "x", str(2**64)])), ("offset", r.choice(["-1", str(2**63), "1e3"])),
+        ("label", r.choice(["rats", "", "\x00"])), ("urgency", "urgent"), ("status", "done"),
+        ("needs_review", r.choice(["maybe", "2"])), ("channel", "fax"), ("corrected", "perhaps"),
+        ("order", "newest"), ("full_phone", "please"), ("district", "\x00"),
+    ])  # fmt: skip
+    if path != "/api/complaints" and name in ("limit", "offset", "order"):
+        name, value = "from", r.choice(BAD_DATES)
+    return "GET", path, {"params": {name: value}}
+
+
+def forged_cursor(value: object) -> str:
+    """A page cursor as the service writes one (base64url of JSON) holding ``value``."""
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+def bad_cursor(r: random.Random) -> Request:
+    """A page cursor for /api/complaints: forged with values the log cannot store or compare, cut short, for the
+    other order, with an offset, or no cursor at all."""
+    order = r.choice(["queue", "review"])
+    key: list = [order, 1, 1 if order == "queue" else 0.25, "2025-01-31T10:00:00.000000Z", 5]
+    odd = {0: [["queue"], {"o": 1}, None, "newest", 7], 1: [2, -1, 1.0, "1", None, []],
+           2: [2**70, -(2**64), 10**400, float("nan"), float("inf"), 7, "1", None, True],
+           3: ["\ud800", "\x00", "2025-01-31T10:00:00.000000Z\x00", "٢٠٢٥-01-31T10:00:00.000000Z", "2025-01-31", 5, ""],
+           4: [2**63, 2**70, -(2**63) - 1, 1.5, True, "5", None]}  # fmt: skip
+    for i in r.sample(sorted(odd), r.randint(1, 2)):
+        key[i] = r.choice(odd[i])
+    cursor = r.choice([
+        forged_cursor(key), forged_cursor(key), forged_cursor(key), forged_cursor(key[:4]), forged_cursor({"a": key}),
+        forged_cursor([order, 1, 1, "2025-01-31T10:00:00.000000Z", 5])[: r.randrange(1, 40)], "%%%", "x" * 501,
+        "\x00", "WyJxdWV1ZSIsMCw5LCJ4IiwxXQ", base64.urlsafe_b64encode(b"[" * 300).decode(),
+    ])  # fmt: skip
+    params: dict = {"cursor": cursor, "order": order, "limit": "3"}
+    if r.random() < 0.2:
+        params["offset"] = "25"
+    elif r.random() < 0.2:
+        params["cursor"] = forged_cursor(["review" if order == "queue" else "queue", 0, 1, key[3], 5])
+    return "GET", "/api/complaints", {"params": params}
+
+
+def bad_record(r: random.Random) -> Request:
+    name = r.choice(list(BAD_RECORD))
+    field = {name: r.choice(BAD_RECORD[name])}
+    if r.random() < 0.5:
+        return json_body("/api/classify", {"text": "no meal today", "save": True, "district": "Gaya", **field})
+    return json_body("/api/classify/batch", {"items": [{"text": "fine"}, {"text": "no meal", **field}], "save": True})
+
+
+def bad_record_csv(r: random.Random) -> Request:
+    cell = r.choice(["0001-01-01", "9999-12-31T23:00-05:00", "fax", "12", "\x00", '"open', "1999-12-31"])
+    column = r.choice(["incident_date", "channel", "reporter_phone", "district", "udise"])
+    upload = f"text,{column},ward\nno meal today,{cell},7\ndal cold,,8\n".encode("utf-8", "surrogatepass")
+    return "POST", "/api/classify/csv", {"files": {"file": ("day.csv", upload, "text/csv")}, "data": {"save": "true"}}
+
+
+def bad_change(r: random.Random) -> Request:
+    body = r.choice([
+        {"labels": r.choice([[], ["rats"], "illness", [1], ["illness\ud800"], None])},
+        {"assignee": r.choice(["a" * 201, "\ud800", "\x00", 5, ["x"]])},
+        {"notes": r.choice(["n" * 5001, "\udfff", "\x00", True])},
+        {"by": r.choice(["\ud800", "b" * 201, 3]), "notes": "ok"},
+        {"status": "in_progress", "labels": ["illness"], "colour": "red"},
+        {},
+        {"notes": None, "assignee": None},
+    ])  # fmt: skip
+    cid = r.choice(["1", "2"] + BAD_IDS)
+    method, _, kwargs = json_body("/api/complaints", body)
+    return "PATCH", f"/api/complaints/{cid}", kwargs
+
+
+def bad_alerts(r: random.Random) -> Request:
+    choice = r.randrange(4)
+    if choice == 0:
+        body = r.choice([{"status": "open"}, {"status": "ACKNOWLEDGED"}, {}, {"status": "acknowledged", "by": "\ud800"},
+                         {"status": "acknowledged", "x": 1}, {"status": 1}, ["acknowledged"]])  # fmt: skip
+        method, _, kwargs = json_body("/api/alerts", body)
+        return "PATCH", f"/api/alerts/{r.choice(['1'] + BAD_IDS)}", kwargs
+    if choice == 1:
+        good = {"status": "acknowledged"}
+        return "PATCH", f"/api/alerts/{r.choice(BAD_IDS + ['999'])}", {"json": good}
+    if choice == 2:
+        return "GET", f"/api/complaints/{r.choice(BAD_IDS + ['999'])}/history", {}
+    name, value = r.choice([("status", "closed"), ("limit", "0"), ("limit", "501"), ("offset", str(2**63)),
+                            ("offset", "-1")])  # fmt: skip
+    return "GET", "/api/alerts", {"params": {name: value}}
+
+
+def bad_page(r: random.Random) -> Request:
+    if r.random() < 0.3:  # bytes no text can hold: a surrogate's UTF-8 form, a lone continuation byte, a NUL
+        return "GET", "/attention?text=" + r.choice(["%ED%A0%80", "%80", "%00", "%E2%80%8B", "%FF%FE"]), {}
+    texts = [t for t in WEIRD_TEXTS if not any("\ud800" <= c <= "\udfff" for c in t)]
+    return "GET", "/attention", {"params": {"text": r.choice(texts), "explain": r.choice(["true", "maybe"])}}
+
+
+def bad_ids(r: random.Random) -> Request:
+    cid = r.choice(BAD_IDS)
+    if r.random() < 0.5:
+        return "GET", f"/api/complaints/{cid}", {}
+    status = r.choice(["in_progress", "done", "", None, 5])
+    return "PATCH", f"/api/complaints/{cid}", {"json": {"status": status}}
+
+
+def bad_moves(r: random.Random) -> Request:
+    return (
+        "PATCH",
+        "/api/complaints/1",
+        {"json": r.choice([{"status": "resolved"}, {"status": "new"}, {"status": "x"}, {}])},
+    )
+
+
+def cross_site_change(r: random.Random) -> Request:
+    """A well-formed change, refused only because another site sends it."""
+    return r.choice([
+        ("PATCH", "/api/complaints/2", {"json": {"labels": ["other"], "assignee": "Mallory", "notes": "closed"}}),
+        ("PATCH", "/api/complaints/2", {"json": {"status": "in_progress"}}),
+        ("PATCH", "/api/alerts/1", {"json": {"status": "acknowledged"}}),
+    ])  # fmt: skip
+
+
+def foreign(r: random.Random) -> Request:
+    method, path, kwargs = r.choice([bad_classify, bad_csv, cross_site_change])(r)
+    if method == "POST" and "files" in kwargs:
+        kwargs["data"] = {"save": "true"}
+    if r.random() < 0.5:
+        kwargs["headers"] = {**kwargs.get("headers", {}), "host": r.choice(["evil.example", "127.0.0.1.nip.io", ""])}
+    else:
+        kwargs["headers"] = {**kwargs.get("headers", {}), "origin": r.choice(["http://evil.example", "null"]),
+                             "sec-fetch-site": r.choice(["cross-site", "same-site"])}  # fmt: skip
+    good = r.choice([json_body("/api/classify", {"text": "no meal today", "save": True}), cross_site_change(r)])
+    if r.random() < 0.5:
+        return method, path, kwargs
+    return good[0], good[1], {**good[2], "headers": {**good[2].get("headers", {}), **kwargs["headers"]}}
+
+
+def reused_key(r: random.Random) -> Request:
+    key = r.choice(["probe-key", "x" * 201, "has space", ""])
+    method, path, kwargs = json_body("/api/classify", {"text": f"another complaint {r.randrange(10**6)}", "save": True})
+    kwargs["headers"]["idempotency-key"] = key
+    return method, path, kwargs
+
+
+GENERATORS: dict[str, Callable[[random.Random], Request]] = {
+    "classify": bad_classify, "batch": bad_batch, "csv": bad_csv, "unparseable body": bad_json,
+    "attention": bad_attention, "log queries": bad_query, "attention page": bad_page, "ids": bad_ids,
+    "status moves": bad_moves, "foreign host / cross-site": foreign, "idempotency key": reused_key,
+    "record fields": bad_record, "record columns (CSV)": bad_record_csv, "corrections, notes": bad_change,
+    "alerts, history": bad_alerts, "page cursors": bad_cursor,
+}  # fmt: skip
+
+
+def log_state(store, watched: list[int]) -> tuple:
+    """What a refused request must not change: the number of complaints, the watched complaints' status, labels,
+    assignee, notes and history, and every alert."""
+    complaints = []
+    for cid in watched:
+        c = store.get(cid)
+        complaints.append((c["status"], c["corrected_labels"], c["assignee"], c["notes"], len(store.changes(cid))))
+    alerts = [(a["id"], a["status"], a["complaint_ids"]) for a in store.list_alerts(limit=None).items]
+    return store.count(), complaints, alerts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--inputs", type=int, default=1200)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    from fastapi.testclient import TestClient
+
+    from mealwatch.serve import create_app
+
+    r = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(tiny_model(Path(tmp) / "model"), Path(tmp) / "log.db")
+        with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
+            # one saved complaint, moved to resolved, for the status moves; one keyed save for the reused keys
+            first = client.post("/api/classify", json={"text": "the dal was cold", "save": True}).json()["id"]
+            for status in ("in_progress", "resolved"):
+                client.patch(f"/api/complaints/{first}", json={"status": status})
+            # one about a hospital admission, which raises an alert (id 1), for the corrections and acknowledgements
+            hospital = {"text": "a child was taken to hospital", "school": "GPS Rampur", "district": "Gaya",
+                        "save": True}  # fmt: skip
+            second = client.post("/api/classify", json=hospital).json()["id"]
+            assert [a["id"] for a in client.get("/api/alerts").json()["items"]] == [1]
+            client.post("/api/classify", json={"text": "keyed", "save": True}, headers={"idempotency-key": "probe-key"})
+            store, watched = app.state.service.store, [first, second]
+            statuses: collections.Counter = collections.Counter()
+            per_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+            server_errors, written, accepted = [], [], 0
+            t0 = time.perf_counter()
+            for i in range(args.inputs):
+                kind = list(GENERATORS)[i % len(GENERATORS)]
+                method, path, kwargs = GENERATORS[kind](r)
+                before = log_state(store, watched)
+                answer = client.request(method, path, **kwargs)
+                after = log_state(store, watched)
+                statuses[answer.status_code] += 1
+                per_kind[kind][answer.status_code] += 1
+                if answer.status_code >= 500:
+                    server_errors.append((kind, method, path, answer.text[:200]))
+                elif answer.status_code >= 400 and after != before:
+                    changed = max(1, after[0] - before[0])  # new complaints, else one changed row
+                    written.append((kind, method, path, answer.status_code, changed))
+                elif answer.status_code < 400:
+                    accepted += 1
+            seconds = time.perf_counter() - t0
+    print(f"{args.inputs} generated bad inputs across {len(GENERATORS)} kinds, seed {args.seed}, {seconds:.1f} s")
+    print("answers by status: " + ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items())))
+    for kind, counts in per_kind.items():
+        print(f"  {kind:28s} " + ", ".join(f"{s}: {n}" for s, n in sorted(counts.items())))
+    print(f"accepted (2xx, e.g. a replayed key or an odd but valid text): {accepted}")
+    print(f"5xx answers: {len(server_errors)}")
+    print(f"rows written by refused requests: {sum(w[-1] for w in written)}")
+    for e in server_errors[:10]:
+        print("  5xx:", *e)
+    for w in written[:10]:
+        print("  written:", *w)
+    return 1 if server_errors or written else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "src"))
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""``Idempotency-Key``: a saving request sent again with the same key saves nothing new and gets the first answer.
+
+A client (a phone on a bad connection, an SMS gateway) that did not hear back from a save may send it again
+with the same ``Idempotency-Key`` header: the log stores each keyed request's answer in the same transaction
+as its complaints (``ComplaintLog.add_many_once``), so a retry — even one racing the first — replays that
+answer (with ``Idempotent-Replayed: true``) instead of saving the complaints twice. The key of a request that
+was refused (a 4xx) is not used up. A key sent again with a different request is a 422. Keys are kept for
+``IDEMPOTENCY_HOURS``. A request that saves nothing ignores the header.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from ..log import ComplaintLog, SavedAnswer
+from .errors import ApiError
+
+HEADER = "Idempotency-Key"
+MAX_KEY_CHARS = 200
+
+
+@dataclass
+class Once:
+    """A saving request's key and what it asks (its fingerprint)."""
+
+    key: str
+    fingerprint: str
+
+
+def request_key(request: Request) -> str | None:
+    """The request's Idempotency-Key, checked: 1 to 200 visible ASCII characters; None when it sends none."""
+    key = request.headers.get(HEADER)
+    if key is None:
+        return None
+    if not 1 <= len(key) <= MAX_KEY_CHARS or not all("!" <= c <= "~" for c in key):
+        raise ApiError(
+            422,
+            f"header '{HEADER}' must be 1 to {MAX_KEY_CHARS} visible ASCII characters (a UUID is a good key), "
+            f"not {key[:40]!r}",
+        )
+    return key
+
+
+def fingerprint(request: Request, *parts: str | bytes) -> str:
+    """SHA-256 of the route and what the request asks (its checked body, its file)."""
+    digest = hashlib.sha256(f"{request.method} {request.url.path}".encode())
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def once_for(store: ComplaintLog, request: Request, save: bool, *parts: str | bytes) -> Once | SavedAnswer | None:
+    """None when the request saves nothing or has no key; the stored answer when the key was used for this very
+    request (a retry: nothing is classified again); else the key and fingerprint to save it under."""
+    key = request_key(request)
+    if key is None or not save:
+        return None
+    once = Once(key, fingerprint(request, *parts))
+    saved = store.saved_answer(key)
+    if saved is None:
+        return once
+    check_same(once, saved)
+    return saved
+
+
+def check_same(once: Once, saved: SavedAnswer) -> None:
+    if saved.fingerprint != once.fingerprint:
+        raise ApiError(
+            422,
+            f"the {HEADER} {once.key!r} was used for a different request: send a new key for a new request "
+            "(reuse a key only to retry the very same request)",
+        )
+
+
+def response(saved: SavedAnswer, headers: dict[str, str] | None = None) -> Response:
+    """The stored answer as the response; a replay says so."""
+    extra = {"Idempotent-Replayed": "true"} if saved.replayed else {}
+    return Response(saved.answer, media_type=saved.media_type, headers={**(headers or {}), **extra})
