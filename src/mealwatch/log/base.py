@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ..labels import urgency_rank
 from ..records import block_group, fold, school_group
+from .account_store import AccountStore
 
 STATUSES = ("new", "in_progress", "resolved")
 #: status -> the statuses it may move to
@@ -62,6 +63,21 @@ class NewComplaint:
     certainty: float | None = None  # how far the prediction is from its nearest decision threshold (0: a coin toss)
 
 
+#: the districts an account may see, as ``scope(names)`` gives them; None: every district (and complaints naming
+#: none). A complaint, or an alert, outside the scope does not exist for that account.
+Scope = tuple[str, ...] | None
+
+
+def scope(districts: Sequence[str]) -> Scope:
+    """The scope of an account's district list: ``["*"]`` is every district, else their folded names."""
+    return None if "*" in districts else tuple(sorted({fold(d) for d in districts}))
+
+
+def in_scope(district: str | None, scope: Scope) -> bool:
+    """Whether a complaint or an alert of ``district`` (None: it names none) lies in ``scope``."""
+    return scope is None or (district is not None and fold(district) in scope)
+
+
 @dataclass
 class Filters:
     """Which complaints to list; every field left None matches everything."""
@@ -79,6 +95,7 @@ class Filters:
     udise: str | None = None
     corrected: bool | None = None  # only complaints whose labels an officer set (True) or did not (False)
     assignee: str | None = None  # exact, any case
+    districts: Scope = None  # an account's districts (``scope``): only complaints of these
 
 
 @dataclass
@@ -188,11 +205,12 @@ class Tx(ABC):
         """Hold a lock named ``key`` until the transaction ends (writers of the same key take turns)."""
 
 
-class ComplaintLog(ABC):
+class ComplaintLog(AccountStore, ABC):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
     A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
-    other method is written once, here, on top of ``Tx``.
+    other method is written once, here, on top of ``Tx`` (accounts: ``account_store.AccountStore``). A method
+    taking a ``scope`` treats a complaint or alert outside it as missing.
     """
 
     #: the schema version the log was opened at (after migration: ``migrations.SCHEMA_VERSION``)
@@ -262,18 +280,21 @@ class ComplaintLog(ABC):
 
     # --- one complaint ---------------------------------------------------------------------------
 
-    def get(self, complaint_id: int) -> dict[str, Any] | None:
-        """One complaint with its status ``history``, or None when there is no such id."""
+    def get(self, complaint_id: int, scope: Scope = None) -> dict[str, Any] | None:
+        """One complaint with its status ``history``, or None when there is no such id (in ``scope``)."""
         if not storable_id(complaint_id):
             return None
         with self._read() as tx:
-            return _get(tx, complaint_id)
+            found = _get(tx, complaint_id)
+        return found if found is not None and in_scope(found["district"], scope) else None
 
     def set_status(self, complaint_id: int, status: str, by: str | None = None) -> dict[str, Any] | None:
         """Move a complaint to ``status``; None for an unknown id, TransitionError when not allowed."""
         return self.update(complaint_id, ComplaintChange(status=status), by)
 
-    def update(self, complaint_id: int, change: ComplaintChange, by: str | None = None) -> dict[str, Any] | None:
+    def update(
+        self, complaint_id: int, change: ComplaintChange, by: str | None = None, scope: Scope = None
+    ) -> dict[str, Any] | None:
         """Apply ``change`` in one transaction, each changed field recorded in the history with ``by`` and the time.
 
         None for an unknown id; TransitionError (nothing changed) when a status move is not allowed.
@@ -289,7 +310,7 @@ class ComplaintLog(ABC):
         now = self.clock()
         with self._write() as tx:
             row = tx.one(f"SELECT {COLUMNS} FROM complaints WHERE id = ?{tx.for_update}", (complaint_id,))
-            if row is None:
+            if row is None or not in_scope(row["district"], scope):
                 return None
             old = decode_row(row)
             changes: list[tuple[str, Any, Any]] = []
@@ -322,13 +343,14 @@ class ComplaintLog(ABC):
             )
             return _get(tx, complaint_id)
 
-    def changes(self, complaint_id: int) -> list[dict[str, Any]] | None:
+    def changes(self, complaint_id: int, scope: Scope = None) -> list[dict[str, Any]] | None:
         """Every change of a complaint's status, labels, assignee and notes, oldest first: ``field, old, new, by,
-        at``; None when there is no such complaint."""
+        at``; None when there is no such complaint (in ``scope``)."""
         if not storable_id(complaint_id):
             return None
         with self._read() as tx:
-            if tx.one("SELECT id FROM complaints WHERE id = ?", (complaint_id,)) is None:
+            row = tx.one("SELECT district FROM complaints WHERE id = ?", (complaint_id,))
+            if row is None or not in_scope(row["district"], scope):
                 return None
             rows = tx.all(
                 "SELECT field, old_value, new_value, changed_by, changed_at FROM complaint_changes"
@@ -398,28 +420,37 @@ class ComplaintLog(ABC):
         with self._write() as tx:
             return record_alert(tx, draft, window, self.clock())
 
-    def list_alerts(self, status: str | None = None, limit: int | None = 100, offset: int = 0) -> Page:
-        """Alerts, open ones first, then the most recent."""
+    def list_alerts(
+        self, status: str | None = None, limit: int | None = 100, offset: int = 0, scope: Scope = None
+    ) -> Page:
+        """Alerts (of ``scope``'s districts), open ones first, then the most recent."""
         from .alert_store import list_alerts
 
         with self._read() as tx:
-            return list_alerts(tx, status, limit, offset)
+            if scope is None:
+                return list_alerts(tx, status, limit, offset)
+            every = [a for a in list_alerts(tx, status, None, 0).items if in_scope(a["district"], scope)]
+        return Page(len(every), every[offset:] if limit is None else every[offset : offset + limit])
 
-    def get_alert(self, alert_id: int) -> dict[str, Any] | None:
+    def get_alert(self, alert_id: int, scope: Scope = None) -> dict[str, Any] | None:
         from .alert_store import get_alert
 
         if not storable_id(alert_id):
             return None
         with self._read() as tx:
-            return get_alert(tx, alert_id)
+            alert = get_alert(tx, alert_id)
+        return alert if alert is not None and in_scope(alert["district"], scope) else None
 
-    def acknowledge_alert(self, alert_id: int, by: str | None = None) -> dict[str, Any] | None:
-        """Mark an alert acknowledged (again: unchanged); None when there is no such alert."""
-        from .alert_store import acknowledge_alert
+    def acknowledge_alert(self, alert_id: int, by: str | None = None, scope: Scope = None) -> dict[str, Any] | None:
+        """Mark an alert acknowledged (again: unchanged); None when there is no such alert (in ``scope``)."""
+        from .alert_store import acknowledge_alert, get_alert
 
         if not storable_id(alert_id):
             return None
         with self._write() as tx:
+            alert = get_alert(tx, alert_id)
+            if alert is None or not in_scope(alert["district"], scope):
+                return None
             return acknowledge_alert(tx, alert_id, by, self.clock())
 
 
@@ -561,6 +592,10 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
         params.append(filters.assignee.strip())
     if filters.corrected is not None:
         clauses.append("corrected_labels IS NOT NULL" if filters.corrected else "corrected_labels IS NULL")
+    if filters.districts is not None:
+        clauses.append(f"district_key IN ({', '.join([mark] * len(filters.districts))})" if filters.districts
+                       else "1 = 0")  # fmt: skip
+        params.extend(filters.districts)
     if filters.needs_review is not None:
         clauses.append(f"needs_review = {mark}")
         params.append(bool(filters.needs_review))
