@@ -31,11 +31,11 @@ from .base import (
     from_stored_time,
     in_scope,
     redact,
-    scope,
     to_stored_time,
     utc_now,
 )
 from .migrations import SCHEMA_VERSION
+from .shapes import scope
 
 #: URL scheme -> "module:class" of the backend that opens it (imported only when used)
 BACKENDS: dict[str, str] = {

@@ -11,10 +11,9 @@ import json
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # base.py mixes this class into ComplaintLog: its names are imported where used
-    from .base import Page, Tx
+from .shapes import Page, StoreError, Tx
 
 USER_COLUMNS = "id, name, role, districts, disabled, created_at, last_login_at"
 TOKEN_COLUMNS = "id, name, role, districts, created_at, last_used_at, revoked_at"
@@ -48,17 +47,15 @@ class AccountStore:
     clock: Callable[[], str]
 
     @abstractmethod
-    def _read(self) -> AbstractContextManager["Tx"]: ...
+    def _read(self) -> AbstractContextManager[Tx]: ...
 
     @abstractmethod
-    def _write(self) -> AbstractContextManager["Tx"]: ...
+    def _write(self) -> AbstractContextManager[Tx]: ...
 
     # --- users -----------------------------------------------------------------------------------
 
     def add_user(self, name: str, password_hash: str, role: str, districts: Sequence[str]) -> dict[str, Any]:
         """A new user; StoreError when the name (in any case) is taken."""
-        from .base import StoreError
-
         with self._write() as tx:
             if tx.one("SELECT id FROM users WHERE name_key = ?", (name_key(name),)) is not None:
                 raise StoreError(f"there is a user named {name!r} already: choose another name")
@@ -158,8 +155,6 @@ class AccountStore:
 
     def add_token(self, name: str, token_hash: str, role: str, districts: Sequence[str]) -> dict[str, Any]:
         """A new token; StoreError when the name is taken (a revoked token keeps its name)."""
-        from .base import StoreError
-
         with self._write() as tx:
             if tx.one("SELECT id FROM api_tokens WHERE name = ?", (name,)) is not None:
                 raise StoreError(f"there is a token named {name!r} already: choose another name")
@@ -204,10 +199,8 @@ class AccountStore:
                 (self.clock(), actor, action, target, json.dumps(detail or {}, ensure_ascii=False), client),
             )
 
-    def audit_entries(self, limit: int | None = 100, offset: int = 0, action: str | None = None) -> "Page":
+    def audit_entries(self, limit: int | None = 100, offset: int = 0, action: str | None = None) -> Page:
         """Audit entries, newest first (only ``action``'s, when given)."""
-        from .base import Page
-
         where, params = ("", []) if action is None else (" WHERE action = ?", [action])
         tail = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
         with self._read() as tx:
