@@ -363,3 +363,14 @@ def test_the_account_store_on_both_backends(log_backend):
         log.changes(b, scope(["Gaya"])) is None
         and log.update(b, ComplaintChange(notes="x"), "r", scope(["Gaya"])) is None
     )
+
+
+def test_a_login_name_no_account_could_have_is_a_422(app):
+    client = local_client(app)
+    for name, message in (
+        ("a\x00b", "contains a NUL character"),
+        ("", "a user name is empty"),
+        ("\u200b", "invisible character"),
+    ):
+        r = client.post("/api/login", json={"name": name, "password": "whatever-password"})
+        assert r.status_code == 422 and message in r.json()["error"], r.text

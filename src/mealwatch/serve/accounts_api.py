@@ -39,6 +39,11 @@ class Login(_Body):
     name: str = Field(max_length=200)
     password: str = Field(max_length=1024)
 
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return check_name(v)  # a NUL would reach the database (PostgreSQL refuses it) and the audit log
+
 
 class NewUser(_Body):
     name: str
