@@ -5,13 +5,13 @@ addressed to 127.0.0.1) with a fresh SQLite log, then sends --inputs generated b
 broken JSON and multipart bodies, invisible and surrogate texts, unclosed CSV quotes, extreme dates and ids,
 foreign Host headers, cross-site writes, reused idempotency keys, record fields that cannot be stored (issue 15:
 district, block, incident dates, channel, phone, extra fields), corrections, assignee and notes, alert
-acknowledgements and complaint histories — each one that could save asking to save. Prints the answers by
-status, the number of 5xx answers and the number of rows written by requests that were refused (the log's
-complaints, and the complaints and alerts a request could change, before and after each refused request).
-It does so twice: without accounts, and with accounts on, signed in as a state admin (a session cookie and
-its CSRF token). Then it runs the role matrix (tests/role_matrix.py: every route x no session, viewer,
-officer, admin, another district's officer, an expired session, a revoked token, a disabled user) and prints
-the statuses that differ from the expected ones. Targets: 0 5xx, 0 rows written, 0 unexpected statuses.
+acknowledgements and complaint histories, forged or broken page cursors — each one that could save asking to
+save. Prints the answers by status, the number of 5xx answers and the number of rows written by requests that
+were refused (the log's complaints, and the complaints and alerts a request could change, before and after each
+refused request). It does so twice: without accounts, and with accounts on, signed in as a state admin (a session
+cookie and its CSRF token). Then it runs the role matrix (tests/role_matrix.py: every route x no session, viewer,
+officer, admin, another district's officer, an expired session, a revoked token, a disabled user) and prints the
+statuses that differ from the expected ones. Targets: 0 5xx, 0 rows written, 0 unexpected statuses.
 
     python benchmarks/security_probe.py [--inputs 1200] [--seed 0]
 """
@@ -19,6 +19,7 @@ the statuses that differ from the expected ones. Targets: 0 5xx, 0 rows written,
 from __future__ import annotations
 
 import argparse
+import base64
 import collections
 import json
 import random
@@ -194,6 +195,38 @@ def bad_query(r: random.Random) -> Request:
     return "GET", path, {"params": {name: value}}
 
 
+def forged_cursor(value: object) -> str:
+    """A page cursor as the service writes one (base64url of JSON) holding ``value``."""
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+def bad_cursor(r: random.Random) -> Request:
+    """A page cursor for /api/complaints: forged with values the log cannot store or compare, cut short, for the
+    other order, with an offset, or no cursor at all."""
+    order = r.choice(["queue", "review"])
+    key: list = [order, 1, 1 if order == "queue" else 0.25, "2025-01-31T10:00:00.000000Z", 5]
+    odd = {0: [["queue"], {"o": 1}, None, "newest", 7], 1: [2, -1, 1.0, "1", None, []],
+           2: [2**70, -(2**64), 10**400, float("nan"), float("inf"), 7, "1", None, True],
+           3: ["\ud800", "\x00", "2025-01-31T10:00:00.000000Z\x00", "٢٠٢٥-01-31T10:00:00.000000Z", "2025-01-31", 5, ""],
+           4: [2**63, 2**70, -(2**63) - 1, 1.5, True, "5", None]}  # fmt: skip
+    field = r.randrange(5)
+    key[field] = r.choice(odd[field])  # one odd value in a cursor of the right shape
+    if r.random() < 0.4:
+        cursor = r.choice([
+            forged_cursor(key[:4]), forged_cursor({"a": key}), "%%%", "x" * 501, "\x00", "WyJxdWV1ZSIsMCw5LCJ4IiwxXQ",
+            forged_cursor([order, 1, 1, "2025-01-31T10:00:00.000000Z", 5])[: r.randrange(1, 40)],
+            base64.urlsafe_b64encode(b"[" * 300).decode(),
+        ])  # fmt: skip
+    else:
+        cursor = forged_cursor(key)
+    params: dict = {"cursor": cursor, "order": order, "limit": "3"}
+    if r.random() < 0.2:
+        params["offset"] = "25"
+    elif r.random() < 0.2:
+        params["cursor"] = forged_cursor(["review" if order == "queue" else "queue", 0, 1, key[3], 5])
+    return "GET", "/api/complaints", {"params": params}
+
+
 def bad_record(r: random.Random) -> Request:
     name = r.choice(list(BAD_RECORD))
     field = {name: r.choice(BAD_RECORD[name])}
@@ -300,7 +333,7 @@ GENERATORS: dict[str, Callable[[random.Random], Request]] = {
     "attention": bad_attention, "log queries": bad_query, "attention page": bad_page, "ids": bad_ids,
     "status moves": bad_moves, "foreign host / cross-site": foreign, "idempotency key": reused_key,
     "record fields": bad_record, "record columns (CSV)": bad_record_csv, "corrections, notes": bad_change,
-    "alerts, history": bad_alerts,
+    "alerts, history": bad_alerts, "page cursors": bad_cursor,
 }  # fmt: skip
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from mealwatch.log import ComplaintLog, NewComplaint, open_log
 from mealwatch.log.base import utc_now
+from mealwatch.log.counts import RECOUNT
 from mealwatch.log.migrations import migrate_postgres, migrate_sqlite
 
 PG_USER = "mealwatch"
@@ -57,8 +58,10 @@ def execute(db: str | Path, sql: str, params: tuple = ()) -> list[tuple]:
 
 
 def backdate(db: str | Path, complaint_id: int, when: str) -> None:
-    """Set a complaint's ``created_at`` (the log always stamps the current time)."""
+    """Set a complaint's ``created_at`` (the log always stamps the current time), and rebuild the counts kept by day."""
     execute(db, "UPDATE complaints SET created_at = ? WHERE id = ?", (when, complaint_id))
+    for statement in RECOUNT:
+        execute(db, statement)
 
 
 class Backend:

@@ -374,3 +374,37 @@ def test_a_login_name_no_account_could_have_is_a_422(app):
     ):
         r = client.post("/api/login", json={"name": name, "password": "whatever-password"})
         assert r.status_code == 422 and message in r.json()["error"], r.text
+
+
+def test_an_officer_paging_by_cursor_sees_only_their_district_with_its_own_total(app):
+    """The kept counts (complaint_counts) are not per district: a scoped caller's total and stats are counted from
+    that scope's rows, and every cursor page holds only the scope's complaints."""
+    from mealwatch.log import NewComplaint
+
+    store = app.state.service.store
+    districts = ["Gaya", "Patna", "Gaya", None, "Patna", "Gaya", "gaya", "Patna", "Gaya", "Gaya", "Patna", "Gaya"]
+    saved = store.add_many([
+        NewComplaint(f"complaint {i}", ["illness"] if i % 3 else ["other"], {"illness": 0.9},
+                     "high" if i % 3 else "low", "m1", school=f"School {i}", district=d,
+                     review_reasons=["uncertain"] if i % 4 == 0 else [])
+        for i, d in enumerate(districts)
+    ])  # fmt: skip
+    gaya = {cid for cid, d in zip(saved, districts) if d in ("Gaya", "gaya")}
+    ravi, admin = login(app, "ravi"), login(app, "asha")
+    for params in ({}, {"label": "illness"}, {"urgency": "low"}, {"needs_review": "true"}):
+        expected = [c["id"] for c in admin.get("/api/complaints", params=params | {"limit": 50}).json()["items"]
+                    if c["id"] in gaya]  # fmt: skip
+        shown, totals, cursor = [], set(), None
+        while True:
+            page = ravi.get("/api/complaints", params=params | {"limit": 2} | ({"cursor": cursor} if cursor else {}))
+            assert page.status_code == 200, page.text
+            body = page.json()
+            shown += [c["id"] for c in body["items"]]
+            totals.add(body["total"])
+            cursor = body["next_cursor"]
+            if cursor is None:
+                break
+        assert shown == expected and totals == {len(expected)}, params  # queue order, Gaya's only, its own total
+    assert admin.get("/api/complaints").json()["total"] == 12
+    stats = ravi.get("/api/stats").json()
+    assert sum(stats["totals"].values()) == 7 and stats["totals"].get("illness") == 4  # Gaya: i = 2, 5, 8, 11 + 0, 6, 9

@@ -97,8 +97,8 @@ def test_export_training_writes_only_corrected_complaints(log_client, tmp_path, 
     assert main(["export-training", "--db", str(db), "--out", str(out)]) == 0
     assert capsys.readouterr().out == f"wrote 2 corrected complaints to {out}\n"
     rows = list(csv.DictReader(open(out, encoding="utf-8")))
-    # the csvfile rules: a formula-like text gets its apostrophe, labels joined by ';' in the label order
-    assert rows == [{"text": "'=lizard in dal, kids sick", "labels": "foreign_object;illness"},
+    # a training file keeps each text exactly (no spreadsheet apostrophe); labels joined by ';' in the label order
+    assert rows == [{"text": "=lizard in dal, kids sick", "labels": "foreign_object;illness"},
                     {"text": "No meal, gas over", "labels": "meal_not_served"}]  # fmt: skip
     assert main(["evaluate", "--model", str(model_dir), "--db", str(db), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -22,3 +22,9 @@ def test_bare_carriage_return_stays_inside_one_record():
 def test_devanagari_is_kept_whole():
     text = write_csv(["text"], [["बच्चों को उल्टी हुई"]])
     assert list(csv.reader(io.StringIO(text, newline="")))[1] == ["बच्चों को उल्टी हुई"]
+
+
+def test_a_file_for_a_program_keeps_formula_like_text_exactly():
+    text = write_csv(["text", "labels"], [["=cmd|' /C calc'!A0", ["illness"]], ["-- dal kharab", []]],
+                     spreadsheet_safe=False)  # fmt: skip
+    assert text == "text,labels\r\n=cmd|' /C calc'!A0,illness\r\n-- dal kharab,\r\n"

@@ -297,6 +297,38 @@ def test_the_api_docs_page_lists_the_endpoints(page, server):
     assert "POST /api/classify" in titles and "PATCH /api/complaints/{complaint_id}" in titles
 
 
+def test_pages_through_the_log_by_cursor_under_the_csp(page, server):
+    """Older/newer follow next_cursor (keyset paging) under the page's Content-Security-Policy: any violation is a
+    console error, which fails the test."""
+    from mealwatch.log import NewComplaint
+
+    log = open_log(server[1])
+    ids = log.add_many(
+        [NewComplaint(f"paging {i}", ["other"], {"other": 0.9}, "low", "m1", "Cursor Paging School") for i in range(27)]
+    )
+    log.close()
+    newest_first = [str(i) for i in reversed(ids)]
+    shown = lambda: page.locator("#log-list li[data-id]").evaluate_all("items => items.map(i => i.dataset.id)")  # noqa: E731
+    assert "script-src 'self'" in page.request.get(server[0] + "/").headers["content-security-policy"]
+    page.fill("#f-school", "cursor paging")
+    wait_for(lambda: page.text_content("#page-info") == "1–25 of 27")
+    assert shown() == newest_first[:25] and page.is_disabled("#prev") and not page.is_disabled("#next")
+    with page.expect_request(lambda r: "cursor=" in r.url and "offset" not in r.url):
+        page.click("#next")
+    wait_for(lambda: page.text_content("#page-info") == "26–27 of 27")
+    assert shown() == newest_first[25:] and page.is_disabled("#next") and not page.is_disabled("#prev")
+    page.click("#prev")
+    wait_for(lambda: page.text_content("#page-info") == "1–25 of 27")
+    assert shown() == newest_first[:25]
+
+
+def wait_for(condition, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the page did not get there in time"
+        time.sleep(0.05)  # the page runs in the browser's own process meanwhile
+
+
 # --- with accounts: log in on the page, then the flows above -------------------------------------------
 
 

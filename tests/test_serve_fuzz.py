@@ -4,6 +4,7 @@ complaint, no change to one (status, labels, assignee, notes, history), no alert
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -187,13 +188,60 @@ QUERY_VALUES = st.one_of(
 )
 
 
+def forged_cursor(value: object) -> str:
+    """A page cursor as the service writes one (base64url of JSON), holding any value at all."""
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+def cursors(order: str) -> st.SearchStrategy[str]:
+    """Page cursors for ``order``: mostly the right shape with one value or more odd (NaN, 2^70, a surrogate or NUL
+    escape, a time in another format, another order), now and then any JSON at all, or text that is no cursor."""
+
+    def good_or(good: object, odd: st.SearchStrategy) -> st.SearchStrategy:
+        return st.one_of(st.just(good), st.just(good), odd)
+
+    key = st.tuples(
+        good_or(order, st.one_of(st.sampled_from(["queue", "review", ["queue"], {"o": order}]), JSON_SCALARS)),
+        good_or(1, JSON_SCALARS),
+        good_or(1 if order == "queue" else 0.25,
+                st.one_of(st.sampled_from([2**70, -(2**64), 10**400, float("nan"), float("inf"), 1.5, "1", None]),
+                          st.integers(-(2**70), 2**70), st.floats(), JSON_SCALARS)),
+        good_or("2025-01-31T10:00:00.000000Z",
+                st.one_of(st.sampled_from(["9999-12-31T23:59:59.999999Z", "\ud800", "\x00", "2025-01-31T10:00Z",
+                                           "٢٠٢٥-01-31T10:00:00.000000Z"]), TEXTS, JSON_SCALARS)),
+        good_or(5, st.one_of(st.integers(-(2**70), 2**70), JSON_SCALARS)),
+    ).map(lambda k: forged_cursor(list(k)))  # fmt: skip
+    return st.one_of(key, key, key, JSON_VALUES.map(forged_cursor), QUERY_VALUES)
+
+
+@FUZZ
+@given(
+    order=st.sampled_from(["queue", "review"]),
+    data=st.data(),
+    query=st.fixed_dictionaries(
+        {},
+        optional={"limit": st.sampled_from(["1", "3"]), "offset": st.just("0"), "label": st.just("illness"),
+                  "status": st.just("new"), "school": st.sampled_from(["rampur", "%", "\u200b"])},
+    ),
+    cut=st.one_of(st.none(), st.none(), st.integers(0, 80)),
+)  # fmt: skip
+def test_page_cursors(fuzz_client, order, data, query, cut):
+    if cut is None:
+        cursor = data.draw(cursors(order))
+    else:  # a cursor the service gave out, whole or cut short
+        real = fuzz_client.get("/api/complaints", params={"limit": 1, "order": order})
+        cursor = (real.json()["next_cursor"] or "")[:cut]
+    before = stored(fuzz_client)
+    check(fuzz_client, fuzz_client.get("/api/complaints", params={**query, "order": order, "cursor": cursor}), before)
+
+
 @FUZZ
 @given(
     path=st.sampled_from(["/api/complaints", "/api/stats", "/api/complaints.csv", "/attention", "/api/alerts"]),
     query=st.dictionaries(
         st.sampled_from(["label", "urgency", "school", "status", "needs_review", "from", "to", "limit", "offset",
                          "text", "explain", "district", "block", "channel", "udise", "corrected", "assignee",
-                         "order", "full_phone"]),
+                         "order", "full_phone", "cursor"]),
         QUERY_VALUES, max_size=4,
     ),
 )  # fmt: skip

@@ -47,8 +47,12 @@ def corrected_complaints(db: str | Path) -> list[Corrected]:
 
 
 def training_csv(corrected: Sequence[Corrected]) -> str:
-    """``text,labels`` CSV text of corrected complaints (``csvfile.write_csv``)."""
-    return write_csv(["text", "labels"], ([c.text, list(c.labels)] for c in corrected))
+    """``text,labels`` CSV text of corrected complaints (``csvfile.write_csv``), each text exactly as it was written.
+
+    A training file is read by a program, so no spreadsheet guard is added: a complaint starting with
+    ``-`` or ``=`` trains the model as it was sent.
+    """
+    return write_csv(["text", "labels"], ([c.text, list(c.labels)] for c in corrected), spreadsheet_safe=False)
 
 
 def write_training_file(corrected: Sequence[Corrected], path: str | Path) -> Path:

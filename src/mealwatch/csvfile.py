@@ -1,7 +1,9 @@
 """Writing CSV the one way, for every front end: predictions, upload results, the log export.
 
 - a cell that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or
-  carriage return) is prefixed with an apostrophe, so opening an export never executes a complaint;
+  carriage return) is prefixed with an apostrophe, so opening an export never executes a complaint —
+  except in files written for a program rather than a person (``spreadsheet_safe=False``: training
+  files), where the text must stay exactly as written;
 - every cell holding a line break of any kind (``\\n``, a bare ``\\r``) is quoted, so one complaint
   stays one record;
 - labels (a ``labels`` or ``..._labels`` column) are joined by ``labels.LABEL_SEPARATOR``, booleans written
@@ -21,7 +23,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 PROBABILITY_DECIMALS = 6
 
 
-def cell(value: Any, column: str = "") -> str:
+def cell(value: Any, column: str = "", *, spreadsheet_safe: bool = True) -> str:
     """One value as CSV text (see the module docstring)."""
     if value is None:
         return ""
@@ -34,7 +36,7 @@ def cell(value: Any, column: str = "") -> str:
             str(v) for v in value
         )
     text = str(value)
-    if text.startswith(FORMULA_STARTS) and not _is_number(text):
+    if spreadsheet_safe and text.startswith(FORMULA_STARTS) and not _is_number(text):
         text = "'" + text
     return text
 
@@ -47,7 +49,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def write_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+def write_csv(header: Sequence[str], rows: Iterable[Sequence[Any]], *, spreadsheet_safe: bool = True) -> str:
     """CSV text (RFC 4180 line ends, ``\r\n``): the header, then one line per row of values as ``cell`` writes them.
 
     With ``\r\n`` as the line end, the csv module quotes a cell holding ``\r`` as well as ``\n``.
@@ -56,5 +58,5 @@ def write_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(header)
     for row in rows:
-        writer.writerow([cell(v, c) for c, v in zip(header, row)])
+        writer.writerow([cell(v, c, spreadsheet_safe=spreadsheet_safe) for c, v in zip(header, row)])
     return out.getvalue()

@@ -19,10 +19,10 @@ from .base import (
     TRANSITIONS,
     ComplaintChange,
     ComplaintLog,
+    CursorError,
     Filters,
     NewComplaint,
     Page,
-    SavedAnswer,
     Scope,
     StoreError,
     TransitionError,
@@ -35,6 +35,7 @@ from .base import (
     utc_now,
 )
 from .migrations import SCHEMA_VERSION
+from .saved_requests import SavedAnswer
 from .shapes import scope
 
 #: URL scheme -> "module:class" of the backend that opens it (imported only when used)
@@ -78,6 +79,7 @@ __all__ = [
     "BACKENDS",
     "ComplaintChange",
     "ComplaintLog",
+    "CursorError",
     "Filters",
     "NewComplaint",
     "Page",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
@@ -25,12 +26,11 @@ from ..records import block_group, fold, school_group
 from .account_store import AccountStore
 from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-exported
     ComplaintChange,
+    CursorError,
     Filters,
-    IDEMPOTENCY_HOURS,
     NewComplaint,
     Page,
     STATUSES,
-    SavedAnswer,
     Scope,
     StoreError,
     TRANSITIONS,
@@ -71,10 +71,12 @@ class ComplaintLog(AccountStore, ABC):
         if not complaints:
             return []
         with self._write() as tx:
-            return self._insert(tx, complaints, self.clock())
+            return self._save(tx, complaints, self.clock())
 
     def saved_answer(self, key: str) -> SavedAnswer | None:
         """The stored answer of the saving request that carried idempotency ``key``, or None (none, or forgotten)."""
+        from .saved_requests import SAVED_ANSWER, decode_saved, forgotten_before
+
         with self._read() as tx:
             row = tx.one(SAVED_ANSWER, (key, forgotten_before(self.clock())))
         return decode_saved(row, replayed=True) if row else None
@@ -88,7 +90,9 @@ class ComplaintLog(AccountStore, ABC):
     ) -> SavedAnswer:
         """Save complaints and ``answer(ids)`` (body, media type) under ``key`` in one transaction — unless ``key``
         was saved already (by a retry racing this one, too): then nothing is saved and the stored answer returned,
-        ``replayed`` True. Keys older than ``IDEMPOTENCY_HOURS`` are forgotten."""
+        ``replayed`` True. Keys older than ``saved_requests.IDEMPOTENCY_HOURS`` are forgotten."""
+        from .saved_requests import SAVED_ANSWER, SavedAnswer, decode_saved, forgotten_before
+
         now = self.clock()
         cutoff = forgotten_before(now)
         with self._write() as tx:
@@ -97,7 +101,7 @@ class ComplaintLog(AccountStore, ABC):
             row = tx.one(SAVED_ANSWER, (key, cutoff))
             if row is not None:
                 return decode_saved(row, replayed=True)
-            ids = self._insert(tx, complaints, now)
+            ids = self._save(tx, complaints, now)
             body, media_type = answer(ids)
             tx.run(
                 "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
@@ -105,6 +109,15 @@ class ComplaintLog(AccountStore, ABC):
                 (key, fingerprint, body, media_type, json.dumps(ids), now),
             )
         return SavedAnswer(fingerprint, body, media_type, ids)
+
+    def _save(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
+        """Every save's writes within ``tx``: the complaints and their label rows (``_insert``), their counts and
+        their schools' search keys (log/counts.py); their ids in order."""
+        from .counts import count_new
+
+        ids = self._insert(tx, complaints, now)
+        count_new(tx, complaints, now)
+        return ids
 
     @abstractmethod
     def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
@@ -181,7 +194,13 @@ class ComplaintLog(AccountStore, ABC):
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 [(complaint_id, f, _change_text(f, a), _change_text(f, b), by, now) for f, a, b in changes],
             )
-            return _get(tx, complaint_id)
+            from .counts import add_counts, count_keys
+
+            new = _get(tx, complaint_id)
+            deltas = Counter(count_keys(new))
+            deltas.subtract(count_keys(old))
+            add_counts(tx, deltas)
+            return new
 
     def changes(self, complaint_id: int, scope: Scope = None) -> list[dict[str, Any]] | None:
         """Every change of a complaint's status, labels, assignee and notes, oldest first: ``field, old, new, by,
@@ -206,17 +225,46 @@ class ComplaintLog(AccountStore, ABC):
     # --- many complaints -------------------------------------------------------------------------
 
     def list(
-        self, filters: Filters | None = None, limit: int | None = 50, offset: int = 0, order: str = "queue"
+        self,
+        filters: Filters | None = None,
+        limit: int | None = 50,
+        offset: int = 0,
+        order: str = "queue",
+        after: str | None = None,
     ) -> Page:
         """Complaints matching ``filters`` and their total, in ``order``: ``queue`` (needing review first, then
-        most urgent, then newest) or ``review`` (needing review first, then the least certain)."""
+        most urgent, then newest) or ``review`` (needing review first, then the least certain).
+
+        ``after`` (a previous page's ``next_cursor``) starts the page just after that page's last complaint, at
+        the cost of a short page, however deep; ``offset`` (not with ``after``) skips that many complaints,
+        at the cost of reading them. CursorError when ``after`` is not a cursor of this ``order``.
+        """
         if order not in ORDERS:
             raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
-        where, params = where_clause(filters or Filters())
+        filters = filters or Filters()
+        where, params = where_clause(filters)
+        from .cursor import decode_cursor
+
+        start = decode_cursor(after, order) if after is not None else None
+        if start is not None and offset:
+            raise CursorError("give either a cursor or an offset, not both")
+        from .counts import count_matches
+        from .cursor import encode_cursor, keyset_rows
+
         with self._read() as tx:
-            total = tx.one(f"SELECT count(*) AS n FROM complaints{where}", params)["n"]
-            rows = tx.all(f"SELECT {COLUMNS} FROM complaints{where}{ORDERS[order]}{page_clause(limit, offset)}", params)
-        return Page(total=int(total), items=[decode_row(r) for r in rows])
+            total = count_matches(tx, filters, where, params)
+            if start is None:
+                more = None if limit is None else limit + 1
+                rows = tx.all(f"SELECT {COLUMNS} FROM complaints{where}{ORDERS[order]}{page_clause(more, offset)}",
+                              params)  # fmt: skip
+            else:
+                rows = keyset_rows(tx, order, where, params, start, 50 if limit is None else limit + 1)
+        items = [decode_row(r) for r in rows]
+        following = None
+        if limit is not None and len(items) > limit:
+            items = items[:limit]
+            following = encode_cursor(order, items[-1]) if items else None  # limit 0: the total alone
+        return Page(total=int(total), items=items, next_cursor=following)
 
     def labels(self) -> set[str]:
         """Every label some saved complaint carries."""
@@ -230,9 +278,20 @@ class ComplaintLog(AccountStore, ABC):
 
     def daily_label_counts(self, filters: Filters | None = None) -> dict[str, dict[str, int]]:
         """day (UTC, YYYY-MM-DD) -> label -> number of complaints that day carrying the label."""
-        where, params = where_clause(filters or Filters())
+        from .counts import countable, counts_clause
+
+        filters = filters or Filters()
         with self._read() as tx:
-            rows = tx.all(DAILY_COUNTS.format(where=where), params)
+            if countable(filters) and filters.label is None:
+                kept, values = counts_clause(filters)
+                rows = tx.all(
+                    f"SELECT day, label, sum(n) AS n FROM complaint_counts WHERE label <> ''{kept}"
+                    " GROUP BY day, label HAVING sum(n) > 0 ORDER BY day, label",
+                    values,
+                )
+            else:
+                where, params = where_clause(filters)
+                rows = tx.all(DAILY_COUNTS.format(where=where), params)
         counts: dict[str, dict[str, int]] = {}
         for r in rows:
             counts.setdefault(r["day"], {})[r["label"]] = int(r["n"])
@@ -412,7 +471,9 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
     """`` WHERE ...`` (or "") and its parameters; ``mark`` is the driver's placeholder."""
     clauses, params = [], []
     if filters.label is not None:
-        clauses.append(f"id IN (SELECT complaint_id FROM complaint_labels WHERE label = {mark})")
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM complaint_labels l WHERE l.complaint_id = complaints.id AND l.label = {mark})"
+        )
         params.append(filters.label)
     for column in ("urgency", "status", "channel", "udise"):
         value = getattr(filters, column)
@@ -420,7 +481,8 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
             clauses.append(f"{column} = {mark}")
             params.append(value)
     if filters.school is not None:
-        clauses.append(f"school_key LIKE {mark} ESCAPE '\\'")
+        # a partial name is looked for among the schools (one row each), then their complaints by index
+        clauses.append(f"school_key IN (SELECT school_key FROM school_keys WHERE school_key LIKE {mark} ESCAPE '\\')")
         params.append(like_pattern(fold(filters.school)))
     for column in ("district", "block"):
         value = getattr(filters, column)
@@ -452,21 +514,6 @@ def page_clause(limit: int | None, offset: int) -> str:
     return "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
 
 
-#: a saving request's stored answer, by key, unless forgotten (parameters: key, forgotten_before(); "?" marks)
-SAVED_ANSWER = (
-    "SELECT fingerprint, answer, media_type, complaint_ids FROM saved_requests WHERE key = ? AND created_at >= ?"
-)
-
-
-def decode_saved(row: Mapping[str, Any], replayed: bool) -> SavedAnswer:
-    """A ``saved_requests`` row (fingerprint, answer, media_type, complaint_ids) as a SavedAnswer."""
-    return SavedAnswer(row["fingerprint"], row["answer"], row["media_type"], json.loads(row["complaint_ids"]), replayed)
-
-
-def forgotten_before(now: str) -> str:
-    """The stored time before which idempotency keys are forgotten, ``now`` being the log's clock."""
-    return to_stored_time(from_stored_time(now) - timedelta(hours=IDEMPOTENCY_HOURS))
-
-
 if TYPE_CHECKING:
     from .alert_store import AlertDraft, AlertOutcome
+    from .saved_requests import SavedAnswer

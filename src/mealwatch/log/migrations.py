@@ -10,6 +10,11 @@
   5: saved_requests: the answer to each saving request that carried an Idempotency-Key, replayed for a retry
   6: accounts: users (argon2id password hashes, a role, districts), sessions (server-side, by the hash of their
      cookie), api_tokens (hashed, a role and districts, revocable), audit_log (who did what, when, from where)
+  7: a log of millions: indexes for every list order (with ``id`` as the last key, for keyset paging), the
+     date, school, district, block and UDISE filters; ``school_keys`` (each school's search key once, so a
+     partial name is looked up among schools, not complaints); ``complaint_counts`` (complaints per UTC day,
+     label, status, urgency, review flag and correction, kept up to date in the transaction of every save
+     and change), which answers list totals and daily counts without counting rows
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
@@ -29,8 +34,40 @@ from typing import Any
 
 from ..records import fold, school_group
 from .base import StoreError, utc_now
+from .counts import RECOUNT
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
+
+#: step 7 on both backends ({C}: PostgreSQL's byte-order collation, {BOOL}: its boolean type)
+STEP_7 = """
+    DROP INDEX complaints_queue;
+    DROP INDEX complaints_review;
+    CREATE INDEX complaints_queue_page ON complaints (needs_review DESC, urgency_rank, created_at DESC, id DESC);
+    CREATE INDEX complaints_review_page ON complaints
+        (needs_review DESC, (COALESCE(certainty, 2.0)), created_at DESC, id DESC);
+    CREATE INDEX complaints_created ON complaints (created_at, id);
+    CREATE INDEX complaints_school_key ON complaints (school_key);
+    CREATE INDEX complaints_district_queue ON complaints
+        (district_key, needs_review DESC, urgency_rank, created_at DESC, id DESC);
+    CREATE INDEX complaints_corrected_queue ON complaints (needs_review DESC, urgency_rank, created_at DESC, id DESC)
+        WHERE corrected_labels IS NOT NULL;
+    CREATE INDEX complaints_block_key ON complaints (block_key);
+    CREATE INDEX complaints_udise ON complaints (udise);
+    CREATE TABLE school_keys (
+        school_key TEXT{C} PRIMARY KEY    -- records.fold(school), each once
+    );
+    INSERT INTO school_keys (school_key) SELECT DISTINCT school_key FROM complaints WHERE school_key IS NOT NULL;
+    CREATE TABLE complaint_counts (
+        day TEXT{C} NOT NULL,             -- created_at's UTC day, YYYY-MM-DD
+        label TEXT{C} NOT NULL,           -- '': the complaints themselves, else those carrying the label
+        status TEXT NOT NULL,
+        urgency TEXT NOT NULL,
+        needs_review {BOOL} NOT NULL,
+        corrected {BOOL} NOT NULL,        -- corrected_labels IS NOT NULL
+        n BIGINT NOT NULL,
+        PRIMARY KEY (day, label, status, urgency, needs_review, corrected)
+    );
+    """ + ";".join(RECOUNT)
 
 SQLITE_STEPS: dict[int, str] = {
     1: """
@@ -181,6 +218,7 @@ SQLITE_STEPS: dict[int, str] = {
     );
     CREATE INDEX audit_log_at ON audit_log (at);
     """,
+    7: STEP_7.format(C="", BOOL="INTEGER"),
 }
 
 
@@ -339,6 +377,7 @@ POSTGRES_STEPS: dict[int, str] = {
     );
     CREATE INDEX audit_log_at ON audit_log (at);
     """,
+    7: STEP_7.format(C=' COLLATE "C"', BOOL="BOOLEAN"),
 }
 
 

@@ -97,24 +97,14 @@ class ComplaintChange:
 
 
 @dataclass
-class SavedAnswer:
-    """The answer to a saving request that carried an idempotency key, as stored with the complaints it saved."""
-
-    fingerprint: str  # what the request asked (a hash); the same key with another fingerprint is another request
-    answer: str  # the response body
-    media_type: str
-    complaint_ids: list[int]
-    replayed: bool = False  # True when an earlier request with this key saved it (nothing new was saved)
-
-
-#: how long a saving request's answer is kept for its retries (older keys are forgotten, hours)
-IDEMPOTENCY_HOURS = 24
-
-
-@dataclass
 class Page:
     total: int
     items: list[dict[str, Any]] = field(default_factory=list)
+    next_cursor: str | None = None  # pass as ``after`` for the page after this one; None: this is the last
+
+
+class CursorError(ValueError):
+    """A page cursor that this log did not give out for this order; the message says what to do."""
 
 
 # --- time ------------------------------------------------------------------------------------------

@@ -43,7 +43,16 @@ from .schemas import (
     Urgency,
     check_complaint_text,
 )
-from ..log import ComplaintChange, ComplaintLog, Filters, NewComplaint, SavedAnswer, TransitionError, day_range
+from ..log import (
+    ComplaintChange,
+    ComplaintLog,
+    CursorError,
+    Filters,
+    NewComplaint,
+    SavedAnswer,
+    TransitionError,
+    day_range,
+)
 
 STATIC = Path(__file__).parent / "static"
 MAX_STATS_DAYS = 3660
@@ -361,18 +370,26 @@ def list_complaints(
     svc: Svc,
     filters: LogFilters,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_OFFSET, description="skip this many (slow deep in a long list: prefer cursor)")
+    ] = 0,
     order: Annotated[
         Literal["queue", "review"],
         Query(description="queue: needing review, then most urgent, then newest; review: then the least certain"),
     ] = "queue",
+    cursor: Annotated[
+        str | None, Query(max_length=500, description="the previous page's next_cursor: the page after it")
+    ] = None,
     full_phone: FullPhone = False,
 ) -> dict:
     """Saved complaints: those needing review first, then most urgent (or, ``order=review``, least certain), then
-    newest; ``total`` counts every match."""
-    page = svc.store.list(filters, limit, offset, order)
+    newest; ``total`` counts every match; ``next_cursor`` (null on the last page) fetches the next page."""
+    try:
+        page = svc.store.list(filters, limit, offset, order, after=(cursor or "").strip() or None)
+    except CursorError as e:
+        raise ApiError(422, f"query parameter 'cursor': {e}") from None
     items = [shown(c, full_phone) for c in page.items]
-    return {"total": page.total, "limit": limit, "offset": offset, "items": items}
+    return {"total": page.total, "limit": limit, "offset": offset, "next_cursor": page.next_cursor, "items": items}
 
 
 @router.get(

@@ -197,4 +197,5 @@ class ComplaintPage(BaseModel):
     total: int
     limit: int
     offset: int
+    next_cursor: str | None = Field(description="pass as cursor= for the next page; null: this is the last page")
     items: list[Complaint]

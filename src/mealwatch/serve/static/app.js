@@ -6,7 +6,9 @@ const PAGE_SIZE = 25;
 const NEXT = { new: [["in_progress", "start work"]], in_progress: [["resolved", "resolve"], ["new", "back to new"]],
   resolved: [["in_progress", "reopen"]] };
 const COLOURS = ["#d62d20", "#f08c00", "#7b3fa0", "#1f77b4", "#2ca02c", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"];
-const state = { labels: [], offset: 0, total: 0, zone: "UTC", csrf: null, accounts: false };
+// pages are fetched by cursor (keyset paging): cursors holds the cursor of each page after the first one shown
+const state = { labels: [], offset: 0, total: 0, zone: "UTC", cursors: [], next: null, csrf: null, accounts: false };
+function resetPaging() { state.offset = 0; state.cursors = []; }
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -258,17 +260,18 @@ async function refreshLog() {
   const q = filterQuery();
   $("#export").href = `/api/complaints.csv?${q}`;
   q.set("limit", PAGE_SIZE);
-  q.set("offset", state.offset);
+  if (state.cursors.length) q.set("cursor", state.cursors[state.cursors.length - 1]);
   try {
     const page = await api(`/api/complaints?${q}`);
     state.total = page.total;
+    state.next = page.next_cursor;
     const list = $("#log-list");
     list.replaceChildren(...page.items.map(logItem));
     if (!page.items.length) list.append(el("li", { class: "empty", text: "no complaints match" }));
-    const last = Math.min(page.offset + page.items.length, page.total);
-    $("#page-info").textContent = page.total ? `${page.offset + 1}–${last} of ${page.total}` : "";
-    $("#prev").disabled = page.offset === 0;
-    $("#next").disabled = last >= page.total;
+    const last = Math.min(state.offset + page.items.length, page.total);
+    $("#page-info").textContent = page.total ? `${state.offset + 1}–${last} of ${page.total}` : "";
+    $("#prev").disabled = state.cursors.length === 0;
+    $("#next").disabled = !page.next_cursor;
     showError($("#log-error"), null);
   } catch (error) {
     showError($("#log-error"), error);
@@ -287,14 +290,14 @@ async function changeStatus(id, to) {
   refreshLog();
 }
 
-for (const id of ["#f-label", "#f-urgency", "#f-status", "#f-review", "#f-from", "#f-to", "#f-queue"]) $(id).addEventListener("change", () => { state.offset = 0; refreshLog(); });
+for (const id of ["#f-label", "#f-urgency", "#f-status", "#f-review", "#f-from", "#f-to", "#f-queue"]) $(id).addEventListener("change", () => { resetPaging(); refreshLog(); });
 let typing;
 for (const id of ["#f-school", "#f-district", "#f-block"]) {
-  $(id).addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => { state.offset = 0; refreshLog(); }, 300); });
+  $(id).addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => { resetPaging(); refreshLog(); }, 300); });
 }
 $("#filters").addEventListener("submit", (e) => e.preventDefault());
-$("#prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE_SIZE); refreshLog(); });
-$("#next").addEventListener("click", () => { state.offset += PAGE_SIZE; refreshLog(); });
+$("#prev").addEventListener("click", () => { state.cursors.pop(); state.offset = Math.max(0, state.offset - PAGE_SIZE); refreshLog(); });
+$("#next").addEventListener("click", () => { if (!state.next) return; state.cursors.push(state.next); state.offset += PAGE_SIZE; refreshLog(); });
 
 // --- bulk paste: one complaint per line ------------------------------------------------------
 
