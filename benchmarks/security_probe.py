@@ -8,8 +8,10 @@ district, block, incident dates, channel, phone, extra fields), corrections, ass
 acknowledgements and complaint histories, forged or broken page cursors — each one that could save asking to
 save. Prints the answers by status, the number of 5xx answers and the number of rows written by requests that
 were refused (the log's complaints, and the complaints and alerts a request could change, before and after each
-refused request).
-Targets: both 0.
+refused request). It does so twice: without accounts, and with accounts on, signed in as a state admin (a session
+cookie and its CSRF token). Then it runs the role matrix (tests/role_matrix.py: every route x no session, viewer,
+officer, admin, another district's officer, an expired session, a revoked token, a disabled user) and prints the
+statuses that differ from the expected ones. Targets: 0 5xx, 0 rows written, 0 unexpected statuses.
 
     python benchmarks/security_probe.py [--inputs 1200] [--seed 0]
 """
@@ -346,52 +348,40 @@ def log_state(store, watched: list[int]) -> tuple:
     return store.count(), complaints, alerts
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--inputs", type=int, default=1200)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-
-    from fastapi.testclient import TestClient
-
-    from mealwatch.serve import create_app
-
-    r = random.Random(args.seed)
-    with tempfile.TemporaryDirectory() as tmp:
-        app = create_app(tiny_model(Path(tmp) / "model"), Path(tmp) / "log.db")
-        with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
-            # one saved complaint, moved to resolved, for the status moves; one keyed save for the reused keys
-            first = client.post("/api/classify", json={"text": "the dal was cold", "save": True}).json()["id"]
-            for status in ("in_progress", "resolved"):
-                client.patch(f"/api/complaints/{first}", json={"status": status})
-            # one about a hospital admission, which raises an alert (id 1), for the corrections and acknowledgements
-            hospital = {"text": "a child was taken to hospital", "school": "GPS Rampur", "district": "Gaya",
-                        "save": True}  # fmt: skip
-            second = client.post("/api/classify", json=hospital).json()["id"]
-            assert [a["id"] for a in client.get("/api/alerts").json()["items"]] == [1]
-            client.post("/api/classify", json={"text": "keyed", "save": True}, headers={"idempotency-key": "probe-key"})
-            store, watched = app.state.service.store, [first, second]
-            statuses: collections.Counter = collections.Counter()
-            per_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-            server_errors, written, accepted = [], [], 0
-            t0 = time.perf_counter()
-            for i in range(args.inputs):
-                kind = list(GENERATORS)[i % len(GENERATORS)]
-                method, path, kwargs = GENERATORS[kind](r)
-                before = log_state(store, watched)
-                answer = client.request(method, path, **kwargs)
-                after = log_state(store, watched)
-                statuses[answer.status_code] += 1
-                per_kind[kind][answer.status_code] += 1
-                if answer.status_code >= 500:
-                    server_errors.append((kind, method, path, answer.text[:200]))
-                elif answer.status_code >= 400 and after != before:
-                    changed = max(1, after[0] - before[0])  # new complaints, else one changed row
-                    written.append((kind, method, path, answer.status_code, changed))
-                elif answer.status_code < 400:
-                    accepted += 1
-            seconds = time.perf_counter() - t0
-    print(f"{args.inputs} generated bad inputs across {len(GENERATORS)} kinds, seed {args.seed}, {seconds:.1f} s")
+def probe(app, client, inputs: int, seed: int) -> bool:
+    """Send ``inputs`` generated bad requests through ``client``; print the summary; True when all went right."""
+    r = random.Random(seed)
+    # one saved complaint, moved to resolved, for the status moves; one keyed save for the reused keys
+    first = client.post("/api/classify", json={"text": "the dal was cold", "save": True}).json()["id"]
+    for status in ("in_progress", "resolved"):
+        client.patch(f"/api/complaints/{first}", json={"status": status})
+    # one about a hospital admission, which raises an alert (id 1), for the corrections and acknowledgements
+    hospital = {"text": "a child was taken to hospital", "school": "GPS Rampur", "district": "Gaya", "save": True}
+    second = client.post("/api/classify", json=hospital).json()["id"]
+    assert [a["id"] for a in client.get("/api/alerts").json()["items"]] == [1]
+    client.post("/api/classify", json={"text": "keyed", "save": True}, headers={"idempotency-key": "probe-key"})
+    store, watched = app.state.service.store, [first, second]
+    statuses: collections.Counter = collections.Counter()
+    per_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    server_errors, written, accepted = [], [], 0
+    t0 = time.perf_counter()
+    for i in range(inputs):
+        kind = list(GENERATORS)[i % len(GENERATORS)]
+        method, path, kwargs = GENERATORS[kind](r)
+        before = log_state(store, watched)
+        answer = client.request(method, path, **kwargs)
+        after = log_state(store, watched)
+        statuses[answer.status_code] += 1
+        per_kind[kind][answer.status_code] += 1
+        if answer.status_code >= 500:
+            server_errors.append((kind, method, path, answer.text[:200]))
+        elif answer.status_code >= 400 and after != before:
+            changed = max(1, after[0] - before[0])  # new complaints, else one changed row
+            written.append((kind, method, path, answer.status_code, changed))
+        elif answer.status_code < 400:
+            accepted += 1
+    seconds = time.perf_counter() - t0
+    print(f"{inputs} generated bad inputs across {len(GENERATORS)} kinds, seed {seed}, {seconds:.1f} s")
     print("answers by status: " + ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items())))
     for kind, counts in per_kind.items():
         print(f"  {kind:28s} " + ", ".join(f"{s}: {n}" for s, n in sorted(counts.items())))
@@ -402,7 +392,63 @@ def main() -> int:
         print("  5xx:", *e)
     for w in written[:10]:
         print("  written:", *w)
-    return 1 if server_errors or written else 0
+    return not server_errors and not written
+
+
+def role_matrix(model: Path, db: Path) -> bool:
+    """tests/role_matrix.py: every route x every kind of caller; prints the cells and the unexpected statuses."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from role_matrix import CALLERS, prepare, run_matrix
+
+    from mealwatch.serve import create_app
+    from mealwatch.serve.auth import RULES
+
+    app = create_app(model, db, accounts=True)
+    prepare(app)
+    t0 = time.perf_counter()
+    cells = run_matrix(app)
+    wrong = [c for c in cells if c.got != c.expected]
+    statuses = collections.Counter(c.got for c in cells)
+    print(f"role matrix: {len(RULES)} routes x {len(CALLERS)} callers = {len(cells)} cells, "
+          f"{time.perf_counter() - t0:.1f} s")  # fmt: skip
+    print("answers by status: " + ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items())))
+    print(f"unexpected statuses: {len(wrong)}")
+    for c in wrong[:10]:
+        print(f"  {c.method} {c.path} as {c.caller}: {c.got}, expected {c.expected}")
+    return not wrong
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--inputs", type=int, default=1200)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    from fastapi.testclient import TestClient
+
+    from mealwatch.accounts import hash_password, new_secret, secret_hash
+    from mealwatch.serve import create_app
+
+    good = True
+    with tempfile.TemporaryDirectory() as tmp:
+        model = tiny_model(Path(tmp) / "model")
+        print("== without accounts (the single-user tool on loopback)")
+        app = create_app(model, Path(tmp) / "log.db")
+        with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
+            good &= probe(app, client, args.inputs, args.seed)
+        print("\n== with accounts, as a state admin (a session cookie and its CSRF token)")
+        app = create_app(model, Path(tmp) / "accounts.db", accounts=True)
+        store = app.state.service.store
+        admin = store.add_user("asha", hash_password("probe-admin-password"), "admin", ["*"])
+        key, csrf = new_secret(), new_secret()
+        store.start_session(secret_hash(key), admin["id"], csrf, "127.0.0.1")
+        with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
+            client.cookies.set("mealwatch_session", key)
+            client.headers["X-CSRF-Token"] = csrf
+            good &= probe(app, client, args.inputs, args.seed)
+        print("\n== the role matrix")
+        good &= role_matrix(model, Path(tmp) / "matrix.db")
+    return 0 if good else 1
 
 
 if __name__ == "__main__":

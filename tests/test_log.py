@@ -34,7 +34,17 @@ TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 def test_new_log_gets_the_current_schema(log_backend):
     log = log_backend.open()
     assert log.schema_version == SCHEMA_VERSION == 7
-    assert {"complaints", "complaint_changes", "complaint_labels", "alerts", "saved_requests"} <= log_backend.tables()
+    assert {
+        "complaints",
+        "complaint_changes",
+        "complaint_labels",
+        "alerts",
+        "saved_requests",
+        "users",
+        "sessions",
+        "api_tokens",
+        "audit_log",
+    } <= log_backend.tables()
     assert "status_changes" not in log_backend.tables()  # version 4 moved its rows to complaint_changes
     assert log.count() == 0 and log.list().total == 0 and log.labels() == set() and log.daily_label_counts() == {}
     assert log.add_many([]) == []

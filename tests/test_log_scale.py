@@ -311,3 +311,27 @@ def test_a_version_5_log_keeps_its_saved_answers_through_step_7(log_backend):
     assert replay.replayed and store.count() == 1
     assert store.list(Filters(label="foreign_object")).total == 1 and kept_counts(log_backend) == recounted(log_backend)
     assert [c["text"] for c in store.list(Filters(school="rampur")).items] == ["lizard"]
+
+
+def test_a_district_scope_pages_by_cursor_and_counts_its_own_rows(log_backend):
+    """The kept counts cover every district: a scoped list's total and daily counts come from the scope's rows."""
+    from mealwatch.log import scope
+
+    store = log_backend.open()
+    ids = fill(store)  # every complaint of fill() is in Gaya
+    patna = store.add_many([NewComplaint(f"patna {i}", ["illness"], {"illness": 0.9}, "high", "m1", district="Patna")
+                            for i in range(4)])  # fmt: skip
+    for filters in (Filters(districts=scope(["Patna"])), Filters(label="illness", districts=scope(["patna"]))):
+        seen, cursor, totals = [], None, set()
+        while True:
+            page = store.list(filters, limit=3, after=cursor)
+            seen += [c["id"] for c in page.items]
+            totals.add(page.total)
+            if (cursor := page.next_cursor) is None:
+                break
+        assert seen == list(reversed(patna)) and totals == {4}
+    gaya = store.list(Filters(districts=scope(["Gaya"])), limit=None)
+    assert gaya.total == len(ids) and {c["id"] for c in gaya.items} == set(ids)
+    day = store.list(limit=1).items[0]["created_at"][:10]
+    assert store.daily_label_counts(Filters(districts=scope(["Patna"]))) == {day: {"illness": 4}}
+    assert store.list(Filters(districts=())).total == 0 and store.list().total == len(ids) + 4

@@ -54,15 +54,20 @@ def model(tmp_path_factory) -> tuple[Path, Classifier]:
 @pytest.fixture(scope="module")
 def server(model, tmp_path_factory):
     """The app under uvicorn in a background thread on a free loopback port; yields (base url, db path)."""
+    yield from serve(model, tmp_path_factory.mktemp("browser-db") / "log.db")
+
+
+def serve(model, db: Path, **options):
+    """The app under uvicorn in a background thread on a free loopback port; yields (base url, db path)."""
     import uvicorn
 
     from mealwatch.serve import create_app
 
-    db = tmp_path_factory.mktemp("browser-db") / "log.db"
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(model[0], db), host="127.0.0.1", port=port, log_level="warning"))
+    app = create_app(model[0], db, **options)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -91,6 +96,20 @@ def browser():
 @pytest.fixture
 def page(browser, server):
     """A fresh page that records page and console errors and blocks every request not to 127.0.0.1."""
+    context, problems = watched_context(browser)
+    p = context.new_page()
+    p.goto(server[0] + "/")
+    p.locator("#f-label option").nth(1).wait_for(
+        state="attached"
+    )  # the labels have loaded (no eval: the page's CSP forbids it)
+    p.locator("#log-list li").first.wait_for(state="attached")
+    yield p
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+def watched_context(browser):
+    """A browser context whose page and console errors, and requests leaving 127.0.0.1, go to ``problems``."""
     context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
     problems: list[str] = []
 
@@ -112,15 +131,7 @@ def page(browser, server):
         )
 
     context.on("page", watch)  # every page of the context, the attention view's tab too
-    p = context.new_page()
-    p.goto(server[0] + "/")
-    p.locator("#f-label option").nth(1).wait_for(
-        state="attached"
-    )  # the labels have loaded (no eval: the page's CSP forbids it)
-    p.locator("#log-list li").first.wait_for(state="attached")
-    yield p
-    context.close()
-    assert not problems, "\n".join(problems)
+    return context, problems
 
 
 def test_classify_on_the_page(page, model, server):
@@ -316,3 +327,70 @@ def wait_for(condition, seconds: float = 10) -> None:
     while not condition():
         assert time.monotonic() < deadline, "the page did not get there in time"
         time.sleep(0.05)  # the page runs in the browser's own process meanwhile
+
+
+# --- with accounts: log in on the page, then the flows above -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def accounts_server(model, tmp_path_factory):
+    from mealwatch.accounts import hash_password
+
+    db = tmp_path_factory.mktemp("browser-accounts") / "log.db"
+    log = open_log(db)
+    log.add_user("ravi", hash_password("ravi-officer-pass"), "officer", ["Gaya"])
+    log.close()
+    yield from serve(model, db)  # accounts are on: the log holds a user
+
+
+def test_log_in_then_classify_upload_change_and_log_out(browser, accounts_server, tmp_path):
+    base, db = accounts_server
+    context, problems = watched_context(browser)
+    page = context.new_page()
+    page.goto(base + "/")
+    assert page.url == base + "/login"  # nobody signed in: the login page first
+    page.fill("#name", "ravi")
+    page.fill("#password", "wrong password")
+    page.click("#login-btn")
+    page.wait_for_selector("#login-error:not([hidden])")
+    assert page.text_content("#login-error") == "wrong name or password"
+    refused = "Failed to load resource: the server responded with a status of 401 (Unauthorized)"
+    assert problems == [f"console error on {base}/login: {refused}"]  # the browser's own note of the 401: expected
+    problems.clear()
+    page.fill("#password", "ravi-officer-pass")
+    page.click("#login-btn")
+    page.wait_for_url(base + "/")
+    page.wait_for_selector("#account:not([hidden])")
+    assert page.text_content("#account span") == "ravi · officer · Gaya"
+    cookie = next(c for c in context.cookies() if c["name"] == "mealwatch_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    # classify and save: the complaint lands in the officer's district
+    page.fill("#text", "The cook did not come today")
+    page.click("#classify-btn")
+    page.wait_for_selector("#result:not([hidden])")
+    cid = int(page.text_content("#saved").removeprefix("saved as #"))
+    # a status change from the page carries the session's CSRF token
+    page.locator(f"#log-list li[data-id='{cid}'] button[data-to='in_progress']").click()
+    page.wait_for_selector(f"#log-list li[data-id='{cid}'] .state.in_progress")
+    # a multipart upload too
+    upload = tmp_path / "day.csv"
+    upload.write_text("text\nNo eggs again\n", encoding="utf-8")
+    page.check("#csv-save")
+    page.set_input_files("#csv-file", str(upload))
+    page.click("#csv-btn")
+    page.wait_for_selector("#csv-results:not([hidden])")
+    log = open_log(db)
+    saved = log.get(cid)
+    changes = log.changes(cid)
+    uploaded = [c for c in log.list(limit=None).items if c["text"] == "No eggs again"]
+    actions = [e["action"] for e in reversed(log.audit_entries(limit=None).items)]
+    log.close()
+    assert (saved["district"], saved["status"]) == ("Gaya", "in_progress")
+    assert [(c["field"], c["by"]) for c in changes] == [("status", "ravi")]
+    assert [c["district"] for c in uploaded] == ["Gaya"]
+    assert actions == ["login_failed", "login", "save", "change", "save"]
+    page.click("#logout")
+    page.wait_for_url(base + "/login")
+    assert page.request.get(base + "/api/complaints").status == 401
+    context.close()
+    assert not problems, "\n".join(problems)

@@ -20,7 +20,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--host",
         default="127.0.0.1",
-        help="address to listen on (default: 127.0.0.1, this machine only; another address needs --allow-remote)",
+        help="address to listen on (default: 127.0.0.1, this machine only; another address needs accounts "
+        "or --allow-remote)",
+    )
+    p.add_argument(
+        "--accounts",
+        action="store_true",
+        help="require a login (accounts are on anyway once the log holds a user: `mealwatch users add`)",
+    )
+    p.add_argument("--session-idle-minutes", type=float, default=30, help="a session unused this long ends (30)")
+    p.add_argument("--session-hours", type=float, default=12, help="a session this old ends, however busy (12)")
+    p.add_argument(
+        "--tls-proxy",
+        action="store_true",
+        help="the service sits behind a proxy that terminates HTTPS: session cookies are marked Secure",
     )
     p.add_argument(
         "--allow-remote",
@@ -80,18 +93,20 @@ def check_port_free(host: str, port: int) -> None:
         raise UserError(f"cannot listen on {host}:{port} ({e.strerror or e}): pass another --port or --host") from None
 
 
-def check_remote(host: str, reason: str | None, trusted_hosts: list[str]) -> list[str]:
-    """The host names to trust besides loopback; UserError for a non-loopback --host without --allow-remote."""
+def check_remote(host: str, reason: str | None, trusted_hosts: list[str], accounts: bool = False) -> list[str]:
+    """The host names to trust besides loopback; UserError for a non-loopback --host without accounts or
+    --allow-remote."""
     from mealwatch.cli import UserError
     from mealwatch.serve.security import is_loopback
 
     names = [h.strip() for h in trusted_hosts if h.strip()]
     if is_loopback(host):
         return names
-    if reason is None or not reason.strip():
+    if not accounts and (reason is None or not reason.strip()):
         raise UserError(
             f"--host {host} would let other machines reach the service, which has no accounts: anyone could read "
-            "and change the complaint log; keep the default 127.0.0.1, or say why with --allow-remote REASON"
+            "and change the complaint log; keep the default 127.0.0.1, turn accounts on (`mealwatch users add` an "
+            "admin, then serve --accounts), or say why with --allow-remote REASON"
         )
     if host not in ("0.0.0.0", "::", ""):
         names.append(host)
@@ -103,6 +118,29 @@ def check_remote(host: str, reason: str | None, trusted_hosts: list[str]) -> lis
     return names
 
 
+def check_accounts(args: argparse.Namespace) -> bool:
+    """Whether accounts are on (--accounts, or a user in the log); with them on and no enabled admin, UserError
+    saying how to add one."""
+    from mealwatch.cli import UserError
+    from mealwatch.log import open_log
+    from mealwatch.runs import default_log_path
+
+    args.db = args.db or str(default_log_path())
+    log = open_log(args.db)
+    try:
+        on = args.accounts or log.has_users()
+        if on and log.count_users("admin") == 0:
+            db = f" --db {args.db}" if args.db != str(default_log_path()) else ""
+            raise UserError(
+                "accounts are on but the log has no enabled admin: create one with "
+                f"`mealwatch users add NAME --role admin --districts '*'{db}` (it asks for the password), then "
+                "start again"
+            )
+    finally:
+        log.close()
+    return on
+
+
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
@@ -110,7 +148,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")
     if args.max_batch < 1:
         raise UserError("--max-batch must be at least 1")
-    trusted = check_remote(args.host, args.allow_remote, args.trusted_host)
+    if args.session_idle_minutes <= 0 or args.session_hours <= 0:
+        raise UserError("--session-idle-minutes and --session-hours must be above 0")
+    accounts = check_accounts(args)
+    trusted = check_remote(args.host, args.allow_remote, args.trusted_host, accounts)
     from mealwatch.alerts import AlertRuleError, check_url, load_rules
 
     try:
@@ -142,10 +183,19 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.runs import default_log_path
 
     args.db = args.db or str(default_log_path())
-    from mealwatch.cli import speed_options
+    from datetime import timedelta
 
+    from mealwatch.cli import speed_options
+    from mealwatch.serve.auth import AccountSettings
+
+    sessions = AccountSettings(
+        idle=timedelta(minutes=args.session_idle_minutes),
+        absolute=timedelta(hours=args.session_hours),
+        tls_proxy=args.tls_proxy,
+    )
     app = create_app(model_dir, args.db, max_batch=args.max_batch, speed=speed_options(args), timezone=args.timezone,
-                     alert_rules=rules, alert_url=args.alert_url, trusted_hosts=trusted)  # fmt: skip
+                     alert_rules=rules, alert_url=args.alert_url, trusted_hosts=trusted, accounts=accounts,
+                     account_settings=sessions)  # fmt: skip
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")
     print(
@@ -153,7 +203,12 @@ def run(args: argparse.Namespace) -> int:
         f"schema version {service.store.schema_version})"
     )
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    if args.allow_remote:
+    if accounts:
+        print(
+            f"accounts on: log in at /login; sessions end after {args.session_idle_minutes:g} idle minutes or "
+            f"{args.session_hours:g} hours" + ("; cookies Secure (--tls-proxy)" if args.tls_proxy else "")
+        )
+    elif args.allow_remote:
         print(
             f"WARNING: listening on {args.host} without accounts ({args.allow_remote}); anyone who reaches "
             f"port {args.port} can read and change the complaint log; answering to: {', '.join(trusted)}"

@@ -23,17 +23,20 @@ from .base import (
     Filters,
     NewComplaint,
     Page,
+    Scope,
     StoreError,
     TransitionError,
     day_range,
     effective_labels,
     from_stored_time,
+    in_scope,
     redact,
     to_stored_time,
     utc_now,
 )
 from .migrations import SCHEMA_VERSION
 from .saved_requests import SavedAnswer
+from .shapes import scope
 
 #: URL scheme -> "module:class" of the backend that opens it (imported only when used)
 BACKENDS: dict[str, str] = {
@@ -82,6 +85,7 @@ __all__ = [
     "Page",
     "SavedAnswer",
     "SCHEMA_VERSION",
+    "Scope",
     "STATUSES",
     "StoreError",
     "TRANSITIONS",
@@ -89,8 +93,10 @@ __all__ = [
     "day_range",
     "effective_labels",
     "from_stored_time",
+    "in_scope",
     "open_log",
     "redact",
+    "scope",
     "to_stored_time",
     "utc_now",
 ]

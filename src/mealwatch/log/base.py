@@ -1,4 +1,5 @@
-"""The complaint log's interface: what the service asks of any storage backend, and the shapes it trades in.
+"""The complaint log's interface: what the service asks of any storage backend (the shapes it trades in are
+defined in ``shapes.py`` and importable from here).
 
 A row keeps what the model said *when the complaint was saved* (labels, probabilities,
 urgency and the model's version); loading another model never rewrites old rows. Status
@@ -17,173 +18,39 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ..labels import urgency_rank
 from ..records import block_group, fold, school_group
-
-STATUSES = ("new", "in_progress", "resolved")
-#: status -> the statuses it may move to
-TRANSITIONS: dict[str, tuple[str, ...]] = {
-    "new": ("in_progress",),
-    "in_progress": ("resolved", "new"),
-    "resolved": ("in_progress",),
-}
-
-
-class StoreError(ValueError):
-    """The database cannot be used as a complaint log; the message says why and what to do (one line)."""
-
-
-class TransitionError(ValueError):
-    """A status change that is not allowed from the complaint's current status."""
-
-
-@dataclass
-class NewComplaint:
-    """What is saved for one complaint: its text, the model's prediction, and its record (all optional)."""
-
-    text: str
-    labels: list[str]
-    probabilities: dict[str, float]
-    urgency: str
-    model_version: str
-    school: str | None = None
-    review_reasons: list[str] = field(default_factory=list)  # why a person should check the labels
-    udise: str | None = None
-    district: str | None = None
-    block: str | None = None
-    incident_at: datetime | None = None  # when it happened (aware); alerts fall back to the arrival time
-    channel: str | None = None
-    reporter_phone: str | None = None
-    extra: dict[str, str] = field(default_factory=dict)  # fields mealwatch has no column for, kept whole
-    certainty: float | None = None  # how far the prediction is from its nearest decision threshold (0: a coin toss)
+from .account_store import AccountStore
+from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-exported
+    ComplaintChange,
+    CursorError,
+    Filters,
+    NewComplaint,
+    Page,
+    STATUSES,
+    Scope,
+    StoreError,
+    TRANSITIONS,
+    TransitionError,
+    Tx,
+    day_range,
+    from_stored_time,
+    in_scope,
+    redact,
+    to_stored_time,
+    utc_now,
+)
 
 
-@dataclass
-class Filters:
-    """Which complaints to list; every field left None matches everything."""
-
-    label: str | None = None  # the complaint's labels: the corrected ones where an officer set them
-    urgency: str | None = None
-    school: str | None = None  # part of the school's name, any case
-    status: str | None = None
-    needs_review: bool | None = None
-    since: datetime | None = None  # created at or after (UTC)
-    until: datetime | None = None  # created before (UTC)
-    district: str | None = None  # exact, any case
-    block: str | None = None  # exact, any case
-    channel: str | None = None
-    udise: str | None = None
-    corrected: bool | None = None  # only complaints whose labels an officer set (True) or did not (False)
-    assignee: str | None = None  # exact, any case
-
-
-@dataclass
-class ComplaintChange:
-    """Changes to one complaint, applied together; None leaves a field as it is, "" clears assignee or notes."""
-
-    status: str | None = None
-    labels: list[str] | None = None  # the true labels (a correction), stored beside the predicted ones
-    urgency: str | None = None  # the urgency of the corrected labels (needed with ``labels``)
-    assignee: str | None = None
-    notes: str | None = None
-
-
-@dataclass
-class Page:
-    total: int
-    items: list[dict[str, Any]] = field(default_factory=list)
-    next_cursor: str | None = None  # pass as ``after`` for the page after this one; None: this is the last
-
-
-class CursorError(ValueError):
-    """A page cursor that this log did not give out for this order; the message says what to do."""
-
-
-# --- time ------------------------------------------------------------------------------------------
-
-
-def utc_now() -> str:
-    """The current time as stored: ``2025-01-31T14:25:30.123456Z`` (sorts as text)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def to_stored_time(moment: datetime) -> str:
-    """A time as stored (UTC, ``...Z``); a naive one is taken as UTC."""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.isoformat(timespec="microseconds") + "Z"  # strftime's %Y drops a year's leading zeros
-
-
-def from_stored_time(text: str) -> datetime:
-    """A stored time as an aware UTC datetime."""
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
-
-
-def day_range(since: date, until: date) -> list[str]:
-    """Every day from ``since`` to ``until`` inclusive, as YYYY-MM-DD."""
-    return [(since + timedelta(days=i)).isoformat() for i in range((until - since).days + 1)]
-
-
-def redact(db: object) -> str:
-    """``db`` (a path or a URL) as it may be printed: a URL's password replaced by ``***``."""
-    text = str(db)
-    if "://" not in text:
-        return text
-    parts = urlsplit(text)
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        if ":" in user:
-            user = user.split(":", 1)[0] + ":***"
-        netloc = f"{user}@{host}"
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs], safe="/:*")
-    tail = (f"?{query}" if query else "") + (f"#{parts.fragment}" if parts.fragment else "")
-    return f"{parts.scheme}://{netloc}{parts.path}{tail}"
-
-
-# --- the interface ---------------------------------------------------------------------------------
-
-
-class Tx(ABC):
-    """One database transaction (or, for reads, one consistent view) as the shared methods below use it.
-
-    SQL is written with ``?`` placeholders; a backend translates them. Rows come back as dicts.
-    """
-
-    #: appended to a SELECT that must lock its rows until the transaction ends ("" where the write lock covers it)
-    for_update: str = ""
-
-    @abstractmethod
-    def all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
-
-    def one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
-        rows = self.all(sql, params)
-        return rows[0] if rows else None
-
-    @abstractmethod
-    def run(self, sql: str, params: Sequence[Any] = ()) -> None: ...
-
-    @abstractmethod
-    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
-
-    @abstractmethod
-    def lock(self, key: str) -> None:
-        """Hold a lock named ``key`` until the transaction ends (writers of the same key take turns)."""
-
-
-class ComplaintLog(ABC):
+class ComplaintLog(AccountStore, ABC):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
     A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
-    other method is written once, here, on top of ``Tx``.
+    other method is written once, here, on top of ``Tx`` (accounts: ``account_store.AccountStore``). A method
+    taking a ``scope`` treats a complaint or alert outside it as missing.
     """
 
     #: the schema version the log was opened at (after migration: ``migrations.SCHEMA_VERSION``)
@@ -266,18 +133,21 @@ class ComplaintLog(ABC):
 
     # --- one complaint ---------------------------------------------------------------------------
 
-    def get(self, complaint_id: int) -> dict[str, Any] | None:
-        """One complaint with its status ``history``, or None when there is no such id."""
+    def get(self, complaint_id: int, scope: Scope = None) -> dict[str, Any] | None:
+        """One complaint with its status ``history``, or None when there is no such id (in ``scope``)."""
         if not storable_id(complaint_id):
             return None
         with self._read() as tx:
-            return _get(tx, complaint_id)
+            found = _get(tx, complaint_id)
+        return found if found is not None and in_scope(found["district"], scope) else None
 
     def set_status(self, complaint_id: int, status: str, by: str | None = None) -> dict[str, Any] | None:
         """Move a complaint to ``status``; None for an unknown id, TransitionError when not allowed."""
         return self.update(complaint_id, ComplaintChange(status=status), by)
 
-    def update(self, complaint_id: int, change: ComplaintChange, by: str | None = None) -> dict[str, Any] | None:
+    def update(
+        self, complaint_id: int, change: ComplaintChange, by: str | None = None, scope: Scope = None
+    ) -> dict[str, Any] | None:
         """Apply ``change`` in one transaction, each changed field recorded in the history with ``by`` and the time.
 
         None for an unknown id; TransitionError (nothing changed) when a status move is not allowed.
@@ -293,7 +163,7 @@ class ComplaintLog(ABC):
         now = self.clock()
         with self._write() as tx:
             row = tx.one(f"SELECT {COLUMNS} FROM complaints WHERE id = ?{tx.for_update}", (complaint_id,))
-            if row is None:
+            if row is None or not in_scope(row["district"], scope):
                 return None
             old = decode_row(row)
             changes: list[tuple[str, Any, Any]] = []
@@ -332,13 +202,14 @@ class ComplaintLog(ABC):
             add_counts(tx, deltas)
             return new
 
-    def changes(self, complaint_id: int) -> list[dict[str, Any]] | None:
+    def changes(self, complaint_id: int, scope: Scope = None) -> list[dict[str, Any]] | None:
         """Every change of a complaint's status, labels, assignee and notes, oldest first: ``field, old, new, by,
-        at``; None when there is no such complaint."""
+        at``; None when there is no such complaint (in ``scope``)."""
         if not storable_id(complaint_id):
             return None
         with self._read() as tx:
-            if tx.one("SELECT id FROM complaints WHERE id = ?", (complaint_id,)) is None:
+            row = tx.one("SELECT district FROM complaints WHERE id = ?", (complaint_id,))
+            if row is None or not in_scope(row["district"], scope):
                 return None
             rows = tx.all(
                 "SELECT field, old_value, new_value, changed_by, changed_at FROM complaint_changes"
@@ -392,7 +263,7 @@ class ComplaintLog(ABC):
         following = None
         if limit is not None and len(items) > limit:
             items = items[:limit]
-            following = encode_cursor(order, items[-1])
+            following = encode_cursor(order, items[-1]) if items else None  # limit 0: the total alone
         return Page(total=int(total), items=items, next_cursor=following)
 
     def labels(self) -> set[str]:
@@ -448,28 +319,37 @@ class ComplaintLog(ABC):
         with self._write() as tx:
             return record_alert(tx, draft, window, self.clock())
 
-    def list_alerts(self, status: str | None = None, limit: int | None = 100, offset: int = 0) -> Page:
-        """Alerts, open ones first, then the most recent."""
+    def list_alerts(
+        self, status: str | None = None, limit: int | None = 100, offset: int = 0, scope: Scope = None
+    ) -> Page:
+        """Alerts (of ``scope``'s districts), open ones first, then the most recent."""
         from .alert_store import list_alerts
 
         with self._read() as tx:
-            return list_alerts(tx, status, limit, offset)
+            if scope is None:
+                return list_alerts(tx, status, limit, offset)
+            every = [a for a in list_alerts(tx, status, None, 0).items if in_scope(a["district"], scope)]
+        return Page(len(every), every[offset:] if limit is None else every[offset : offset + limit])
 
-    def get_alert(self, alert_id: int) -> dict[str, Any] | None:
+    def get_alert(self, alert_id: int, scope: Scope = None) -> dict[str, Any] | None:
         from .alert_store import get_alert
 
         if not storable_id(alert_id):
             return None
         with self._read() as tx:
-            return get_alert(tx, alert_id)
+            alert = get_alert(tx, alert_id)
+        return alert if alert is not None and in_scope(alert["district"], scope) else None
 
-    def acknowledge_alert(self, alert_id: int, by: str | None = None) -> dict[str, Any] | None:
-        """Mark an alert acknowledged (again: unchanged); None when there is no such alert."""
-        from .alert_store import acknowledge_alert
+    def acknowledge_alert(self, alert_id: int, by: str | None = None, scope: Scope = None) -> dict[str, Any] | None:
+        """Mark an alert acknowledged (again: unchanged); None when there is no such alert (in ``scope``)."""
+        from .alert_store import acknowledge_alert, get_alert
 
         if not storable_id(alert_id):
             return None
         with self._write() as tx:
+            alert = get_alert(tx, alert_id)
+            if alert is None or not in_scope(alert["district"], scope):
+                return None
             return acknowledge_alert(tx, alert_id, by, self.clock())
 
 
@@ -614,6 +494,10 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
         params.append(filters.assignee.strip())
     if filters.corrected is not None:
         clauses.append("corrected_labels IS NOT NULL" if filters.corrected else "corrected_labels IS NULL")
+    if filters.districts is not None:
+        clauses.append(f"district_key IN ({', '.join([mark] * len(filters.districts))})" if filters.districts
+                       else "1 = 0")  # fmt: skip
+        params.extend(filters.districts)
     if filters.needs_review is not None:
         clauses.append(f"needs_review = {mark}")
         params.append(bool(filters.needs_review))

@@ -76,8 +76,12 @@ def whole_day(moment: datetime | None) -> str | None:
 
 
 def countable(filters: Filters) -> bool:
-    """Whether the counts can answer ``filters``: only label, status, urgency, review, correction, whole days."""
-    others = (filters.school, filters.district, filters.block, filters.channel, filters.udise, filters.assignee)
+    """Whether the counts can answer ``filters``: only label, status, urgency, review, correction, whole days.
+
+    The counts are not kept per district: an account's district scope (``filters.districts``) is counted from
+    the rows, like a district filter."""
+    others = (filters.school, filters.district, filters.block, filters.channel, filters.udise, filters.assignee,
+              filters.districts)  # fmt: skip
     if any(v is not None for v in others):
         return False
     return all(m is None or whole_day(m) is not None for m in (filters.since, filters.until))

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from ..alerts import DEFAULT_RULES, AlertEngine, Rule, Webhook, load_rules
 from ..alerts.webhook import check_url
+from .accounts_api import router as accounts_router
 from .app import STATIC, Service, router
+from .auth import AccountSettings, authorize
 from .records import router as records_router
 from .errors import install as install_error_handlers
 from .predictor import Predictor
@@ -37,6 +40,8 @@ def create_app(
     alert_url: str | None = None,
     clock: Callable[[], str] | None = None,
     trusted_hosts: Sequence[str] = (),
+    accounts: bool | None = None,
+    account_settings: AccountSettings | None = None,
 ) -> FastAPI:
     """The service for the model in ``model_dir`` (None: the latest run) and the log at ``db_path`` (see ``open_log``).
 
@@ -46,6 +51,8 @@ def create_app(
     ``alert_rules``: a TOML/JSON rule file or rules (None: ``alerts.DEFAULT_RULES``); ``alert_url``: a webhook
     each raised or extended alert is POSTed to; ``clock`` replaces the log's clock (tests, replays). The service
     answers requests addressed to this machine's loopback names and to ``trusted_hosts`` (see ``security``).
+    ``accounts``: True requires a login (``auth``), False never, None (default) when the log holds any user;
+    ``account_settings`` sets session lifetimes, TLS and the login limiter (its ``enabled`` is decided here).
     """
     try:
         zone = ZoneInfo(timezone)
@@ -72,6 +79,8 @@ def create_app(
             store.close()
             raise
     webhook = Webhook(alert_url) if alert_url else None
+    enabled = store.has_users() if accounts is None else accounts
+    config = replace(account_settings or AccountSettings(), enabled=enabled)  # the limiter is shared, not copied
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -92,10 +101,11 @@ def create_app(
     )
     app.state.service = Service(predictor, store, AlertEngine(store, rules, webhook), zone)
     app.state.webhook = webhook
+    app.state.accounts = config
     app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])
     install_error_handlers(app)
-    app.include_router(router)
-    app.include_router(records_router)
+    for routes in (router, records_router, accounts_router):
+        app.include_router(routes, dependencies=[Depends(authorize)])
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from ..explain.word_attention import check_layer_head
 from ..alerts import AlertEngine
@@ -22,6 +22,7 @@ from ..labels import DEFINITIONS, urgency
 from ..records import CHANNELS, Record
 from . import csv_io, idempotency
 from .record_fields import BY_HEADER, new_complaint, record_out, shown
+from .auth import Principal, Who, audit, optional, place_in_scope, require
 from .errors import ApiError
 from .explainer import outcome
 from .predictor import Classified, Predictor
@@ -153,23 +154,29 @@ def save_once(
 
 
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
-async def classify(body: ClassifyRequest, svc: Svc, request: Request) -> dict:
+async def classify(body: ClassifyRequest, svc: Svc, request: Request, who: Who) -> dict:
     """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
     complaints = [(body.text, body.record(svc.zone))]
+    may_save(who, body.save, complaints)
     once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
         return idempotency.response(once)
     done = await classified(svc, request, [body.text], body.explain, body.steps)
     if once is not None:
         render = lambda answers: (ClassifyResult.model_validate(answers[0]).model_dump_json(), JSON)  # noqa: E731
-        return idempotency.response(await run_in_threadpool(save_once, svc, done, complaints, once, render))
-    return (await run_in_threadpool(save_results, svc, done, complaints, body.save))[0]
+        saved = await run_in_threadpool(save_once, svc, done, complaints, once, render)
+        await run_in_threadpool(audit_save, request, saved.complaint_ids, saved.replayed)
+        return idempotency.response(saved)
+    results = await run_in_threadpool(save_results, svc, done, complaints, body.save)
+    await run_in_threadpool(audit_save, request, [r["id"] for r in results if r["id"] is not None])
+    return results[0]
 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
-async def classify_batch(body: BatchRequest, svc: Svc, request: Request) -> dict:
+async def classify_batch(body: BatchRequest, svc: Svc, request: Request, who: Who) -> dict:
     """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
     complaints = [(text, fields.record(svc.zone)) for text, fields in body.complaints()]
+    may_save(who, body.save, complaints)
     once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
         return idempotency.response(once)
@@ -179,8 +186,11 @@ async def classify_batch(body: BatchRequest, svc: Svc, request: Request) -> dict
         def render(answers: list[dict]) -> tuple[str, str]:
             return BatchResult.model_validate({"count": len(answers), "results": answers}).model_dump_json(), JSON
 
-        return idempotency.response(await run_in_threadpool(save_once, svc, done, complaints, once, render))
+        saved = await run_in_threadpool(save_once, svc, done, complaints, once, render)
+        await run_in_threadpool(audit_save, request, saved.complaint_ids, saved.replayed)
+        return idempotency.response(saved)
     results = await run_in_threadpool(save_results, svc, done, complaints, body.save)
+    await run_in_threadpool(audit_save, request, [r["id"] for r in results if r["id"] is not None])
     return {"count": len(results), "results": results}
 
 
@@ -190,6 +200,7 @@ async def classify_batch(body: BatchRequest, svc: Svc, request: Request) -> dict
 def classify_csv(
     svc: Svc,
     request: Request,
+    who: Who,
     file: Annotated[UploadFile, File(description="CSV, UTF-8, with a 'text' column and optionally 'school'")],
     save: Annotated[
         Literal["true", "false"], Form(description="add every complaint to the log: true or false")
@@ -204,12 +215,13 @@ def classify_csv(
         rows = csv_io.read_upload(data, name, svc.zone)
     except csv_io.CsvUploadError as e:
         raise ApiError(422, str(e)) from None
+    complaints = [(r.text, r.record) for r in rows]
+    may_save(who, save == "true", complaints)
     headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
     asked = (name, save, format, str(with_csv), data)
     once = idempotency.once_for(svc.store, request, save == "true", *asked)
     if isinstance(once, SavedAnswer):
         return idempotency.response(once, headers if format == "csv" else None)
-    complaints = [(r.text, r.record) for r in rows]
     done = svc.predictor.classify([t for t, _ in complaints], "none", 0)
 
     def render(results: list[dict]) -> tuple[str, str]:
@@ -225,9 +237,24 @@ def classify_csv(
 
     if once is not None:
         saved = save_once(svc, done, complaints, once, render)
+        audit_save(request, saved.complaint_ids, saved.replayed)
         return idempotency.response(saved, headers if format == "csv" else None)
-    body, media_type = render(save_results(svc, done, complaints, save == "true"))
+    results = save_results(svc, done, complaints, save == "true")
+    audit_save(request, [r["id"] for r in results if r["id"] is not None])
+    body, media_type = render(results)
     return Response(body, media_type=media_type, headers=headers if format == "csv" else None)
+
+
+def may_save(who: Principal, save: bool, complaints: list[tuple[str, Record]]) -> None:
+    """A save needs an officer, and complaints of the officer's districts (see ``auth.place_in_scope``)."""
+    if save:
+        require(who, "officer", "save complaints")
+        place_in_scope(who, [r for _, r in complaints])
+
+
+def audit_save(request: Request, ids: list[int], replayed: bool = False) -> None:
+    if ids and not replayed:
+        audit(request, "save", f"complaints {ids[0]}" + (f"-{ids[-1]}" if len(ids) > 1 else ""), {"ids": ids})
 
 
 def attachment(filename: str) -> str:
@@ -297,6 +324,7 @@ def _moment(value: str | None, name: str, end: bool) -> datetime | None:
 
 def log_filters(
     svc: Svc,
+    who: Who,
     label: Annotated[str | None, Query(description="complaints carrying this label")] = None,
     urgency: Annotated[Urgency | None, Query()] = None,
     school: Annotated[str | None, Query(description="part of the school's name, any case")] = None,
@@ -327,7 +355,7 @@ def log_filters(
     filters = Filters(
         label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True),
         *((v or "").strip() or None for v in (district, block, channel, udise)), corrected,
-        (assignee or "").strip() or None,
+        (assignee or "").strip() or None, who.scope,
     )  # fmt: skip
     if filters.since and filters.until and filters.since >= filters.until:
         raise ApiError(422, f"the date range is empty: 'from' ({since}) must come before 'to' ({until})")
@@ -367,25 +395,26 @@ def list_complaints(
 @router.get(
     "/api/complaints.csv", tags=["log"], response_class=Response, responses={200: {"content": {"text/csv": {}}}}
 )
-def export_complaints(svc: Svc, filters: LogFilters, full_phone: FullPhone = False) -> Response:
+def export_complaints(svc: Svc, filters: LogFilters, request: Request, full_phone: FullPhone = False) -> Response:
     """Every complaint matching the filters as CSV (``csvfile``): all columns, one p_<label> column per label."""
     rows = [csv_io.log_row(shown(c, full_phone)) for c in svc.store.list(filters, limit=None).items]
+    audit(request, "export", "complaints.csv", {"rows": len(rows), "query": str(request.query_params)})
     text = csv_io.write_rows(csv_io.LOG_COLUMNS, csv_io.probability_columns(svc.predictor.labels, rows), rows)
     headers = {"Content-Disposition": 'attachment; filename="complaints.csv"'}
     return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
 
 
-def _existing(svc: Service, complaint_id: int) -> dict:
-    found = svc.store.get(complaint_id)
+def _existing(svc: Service, complaint_id: int, who: Principal) -> dict:
+    found = svc.store.get(complaint_id, who.scope)
     if found is None:
         raise ApiError(404, f"no complaint with id {complaint_id}")
     return found
 
 
 @router.get("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
-def get_complaint(complaint_id: int, svc: Svc, full_phone: FullPhone = False) -> dict:
+def get_complaint(complaint_id: int, svc: Svc, who: Who, full_phone: FullPhone = False) -> dict:
     """One complaint, with the history of its status changes."""
-    return shown(_existing(svc, complaint_id), full_phone)
+    return shown(_existing(svc, complaint_id, who), full_phone)
 
 
 @router.patch("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
@@ -393,6 +422,8 @@ def change_complaint(
     complaint_id: int,
     body: ComplaintPatch,
     svc: Svc,
+    who: Who,
+    request: Request,
     officer: Annotated[str | None, Header(alias=BY_HEADER, description="who makes the change")] = None,
 ) -> dict:
     """Move a complaint along new -> in_progress -> resolved (a move that is not allowed is a 409), correct its
@@ -401,16 +432,25 @@ def change_complaint(
     if body.labels is not None:
         change.labels = checked_labels(body.labels, svc.predictor.labels)
         change.urgency = (urgency(change.labels) if svc.predictor.pipeline.has_urgency else None) or "low"
-    by = body.by or (officer or "").strip()[:200] or None
+    by = actor(who, body.by, officer)
     try:
-        changed = svc.store.update(complaint_id, change, by)
+        changed = svc.store.update(complaint_id, change, by, who.scope)
     except TransitionError as e:
         raise ApiError(409, str(e)) from None
     if changed is None:
         raise ApiError(404, f"no complaint with id {complaint_id}")
+    asked = body.model_dump(exclude_none=True, exclude={"by"})
+    audit(request, "change", f"complaint {complaint_id}", asked)
     if body.labels is not None and svc.alerts is not None:
         svc.alerts.check([complaint_id])  # a corrected label may complete an outbreak
     return shown(changed, False)
+
+
+def actor(who: Principal, named: str | None, header: str | None) -> str | None:
+    """Who a change is recorded as made by: the signed-in account; without accounts, as the request names them."""
+    if who.kind in ("session", "token"):
+        return who.name
+    return named or (header or "").strip()[:200] or None
 
 
 def checked_labels(labels: list[str], known: list[str]) -> list[str]:
@@ -445,15 +485,20 @@ def stats(svc: Svc, filters: LogFilters) -> dict:
 
 
 @router.get("/api/health", tags=["service"])
-def health(svc: Svc) -> dict:
-    """Whether the service is up, which model answers, and how many complaints the log holds."""
-    return {
+def health(svc: Svc, request: Request) -> dict:
+    """Whether the service is up, which model answers, and how many complaints the log holds (of the districts of
+    the account asking; left out for a request that is not signed in)."""
+    answer = {
         "status": "ok",
         "model_version": svc.predictor.version,
         "labels": len(svc.predictor.labels),
-        "complaints_stored": svc.store.count(),
         "schema_version": svc.store.schema_version,
     }
+    who = optional(request)
+    if who is not None:
+        seen = svc.store.count() if who.scope is None else svc.store.list(Filters(districts=who.scope), 0).total
+        answer["complaints_stored"] = seen
+    return answer
 
 
 @router.get("/api/labels", tags=["service"])
@@ -470,7 +515,10 @@ def labels(svc: Svc) -> list[dict]:
 
 
 @router.get("/", include_in_schema=False)
-def index() -> FileResponse:
+def index(request: Request) -> Response:
+    """The page; with accounts on and nobody signed in, the login page first."""
+    if request.app.state.accounts.enabled and optional(request) is None:
+        return RedirectResponse("/login", status_code=303)
     return FileResponse(STATIC / "index.html", media_type="text/html")
 
 

@@ -32,12 +32,13 @@ _EXPECTED = {
 
 
 class ApiError(Exception):
-    """An error answered with ``status`` and ``{"error": message}``."""
+    """An error answered with ``status`` and ``{"error": message}`` (and ``headers``: Retry-After, ...)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
 
 
 def error_response(status: int, message: str) -> JSONResponse:
@@ -102,7 +103,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.message)
+        response = error_response(exc.status, exc.message)
+        response.headers.update(exc.headers)
+        return response
 
     @app.exception_handler(TooCostly)
     async def _costly(request: Request, exc: TooCostly) -> JSONResponse:

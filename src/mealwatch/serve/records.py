@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Header, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..log import ALERT_STATUSES
 from ..records import CHANNELS, clean_name
-from .app import Svc
+from .app import Svc, actor
+from .auth import Who, audit
 from .errors import ApiError
 from .record_fields import BY_HEADER
 from .schemas import MAX_OFFSET
@@ -67,9 +68,9 @@ class AlertPatch(BaseModel):
 
 
 @router.get("/api/complaints/{complaint_id}/history", response_model=list[Change], tags=["log"])
-def complaint_history(complaint_id: int, svc: Svc) -> list[dict]:
+def complaint_history(complaint_id: int, svc: Svc, who: Who) -> list[dict]:
     """Every change of the complaint's status, labels, assignee and notes, oldest first, with who and when."""
-    changes = svc.store.changes(complaint_id)
+    changes = svc.store.changes(complaint_id, who.scope)
     if changes is None:
         raise ApiError(404, f"no complaint with id {complaint_id}")
     return changes
@@ -78,12 +79,13 @@ def complaint_history(complaint_id: int, svc: Svc) -> list[dict]:
 @router.get("/api/alerts", response_model=AlertPage, tags=["alerts"])
 def list_alerts(
     svc: Svc,
+    who: Who,
     status: Annotated[Literal[ALERT_STATUSES] | None, Query(description="only open or acknowledged alerts")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict:
-    """Outbreak alerts, open ones first, then the most recent."""
-    page = svc.store.list_alerts(status, limit, offset)
+    """Outbreak alerts (of the account's districts), open ones first, then the most recent."""
+    page = svc.store.list_alerts(status, limit, offset, who.scope)
     return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}
 
 
@@ -92,12 +94,15 @@ def acknowledge_alert(
     alert_id: int,
     body: AlertPatch,
     svc: Svc,
+    who: Who,
+    request: Request,
     officer: Annotated[str | None, Header(alias=BY_HEADER, description="who acknowledges it")] = None,
 ) -> dict:
     """Acknowledge an alert (the page's banner goes); acknowledging it again changes nothing."""
-    alert = svc.store.acknowledge_alert(alert_id, body.by or (officer or "").strip()[:200] or None)
+    alert = svc.store.acknowledge_alert(alert_id, actor(who, body.by, officer), who.scope)
     if alert is None:
         raise ApiError(404, f"no alert with id {alert_id}")
+    audit(request, "acknowledge", f"alert {alert_id}")
     return alert
 
 

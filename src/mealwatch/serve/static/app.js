@@ -7,7 +7,7 @@ const NEXT = { new: [["in_progress", "start work"]], in_progress: [["resolved", 
   resolved: [["in_progress", "reopen"]] };
 const COLOURS = ["#d62d20", "#f08c00", "#7b3fa0", "#1f77b4", "#2ca02c", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"];
 // pages are fetched by cursor (keyset paging): cursors holds the cursor of each page after the first one shown
-const state = { labels: [], offset: 0, total: 0, zone: "UTC", cursors: [], next: null };
+const state = { labels: [], offset: 0, total: 0, zone: "UTC", cursors: [], next: null, csrf: null, accounts: false };
 function resetPaging() { state.offset = 0; state.cursors = []; }
 
 function el(tag, attrs = {}, ...children) {
@@ -19,8 +19,12 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// with accounts on, a change carries the session's CSRF token; an ended session goes back to the login page
 async function api(path, options = {}) {
+  const method = (options.method || "GET").toUpperCase();
+  if (state.csrf && method !== "GET") options = { ...options, headers: { ...(options.headers || {}), "X-CSRF-Token": state.csrf } };
   const response = await fetch(path, options);
+  if (response.status === 401 && state.accounts) { window.location.assign("/login"); throw new Error("log in again"); }
   const type = response.headers.get("content-type") || "";
   const body = type.includes("json") ? await response.json() : await response.text();
   if (!response.ok) throw new Error((body && body.error) || `${response.status} ${response.statusText}`);
@@ -432,13 +436,37 @@ window.addEventListener("resize", () => { clearTimeout(resizing); resizing = set
 async function refreshHealth() {
   try {
     const h = await api("/api/health");
-    $("#health").textContent = `model ${h.model_version} · ${h.complaints_stored} complaints in the log`;
+    $("#health").textContent = `model ${h.model_version} · ${h.complaints_stored ?? "?"} complaints in the log`;
   } catch (error) {
     $("#health").textContent = `service unreachable: ${error.message}`;
   }
 }
 
+// accounts: who is signed in (nobody, with accounts on: the login page), their CSRF token, and logging out
+async function startSession() {
+  const session = await api("/api/session");
+  state.accounts = session.accounts;
+  if (!session.accounts) return true;
+  if (!session.user) { window.location.assign("/login"); return false; }
+  state.csrf = session.csrf_token;
+  const who = session.user;
+  $("#officer").value = who.name;
+  $("#officer").disabled = true;  // changes are recorded as made by the signed-in account
+  const logout = el("button", { type: "button", id: "logout", class: "ghost", text: "log out" });
+  logout.addEventListener("click", async () => {
+    try { await api("/api/logout", { method: "POST" }); } finally { window.location.assign("/login"); }
+  });
+  $("#account").replaceChildren(el("span", { dir: "auto", text: `${visible(who.name)} · ${who.role} · ${who.districts.map(visible).join(", ")}` }), logout);
+  $("#account").hidden = false;
+  return true;
+}
+
 async function start() {
+  try {
+    if (!(await startSession())) return;
+  } catch (error) {
+    showError($("#log-error"), error);
+  }
   try {
     const settings = await api("/api/settings");
     state.zone = settings.timezone;
@@ -447,7 +475,7 @@ async function start() {
   } catch (error) {
     showError($("#log-error"), error);
   }
-  $("#officer").value = localStorage.getItem("mealwatch-officer") || "";
+  if (!state.accounts) $("#officer").value = localStorage.getItem("mealwatch-officer") || "";
   $("#officer").addEventListener("change", () => localStorage.setItem("mealwatch-officer", $("#officer").value.trim()));
   refreshAlerts();
   setInterval(refreshAlerts, 30000);

@@ -1,0 +1,98 @@
+"""``mealwatch users add/list/disable/enable``: the accounts of the triage service, kept in its complaint log."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_db_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        default=None,
+        help="the complaint log `mealwatch serve` uses: a SQLite file or a PostgreSQL URL "
+        "(default: $MEALWATCH_HOME/complaints.db, as for serve)",
+    )
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "users",
+        help="add, list, disable or enable the accounts that may use `mealwatch serve`",
+        description="Accounts of the triage service. Once the log holds a user, `mealwatch serve` requires a login. "
+        "Roles: viewer (reads), officer (also saves and changes complaints, acknowledges alerts), admin (also "
+        "manages users and tokens, reads the audit log).",
+    )
+    verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    add = verbs.add_parser("add", help="add a user (the password is asked for, or read from stdin)")
+    add.add_argument("name")
+    add.add_argument("--role", required=True, choices=("viewer", "officer", "admin"))
+    add.add_argument("--districts", required=True, help="D1,D2 (the districts the user sees), or '*' for every one")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    add_db_argument(add)
+    for name, text in (("list", "list the users"), ("disable", "disable a user (their sessions end)"),
+                       ("enable", "enable a disabled user")):  # fmt: skip
+        v = verbs.add_parser(name, help=text)
+        if name != "list":
+            v.add_argument("name")
+        add_db_argument(v)
+    p.set_defaults(func=run)
+
+
+def open_accounts_log(db: str | None):
+    from mealwatch.log import open_log
+    from mealwatch.runs import default_log_path
+
+    return open_log(db or default_log_path())
+
+
+def read_password(from_stdin: bool) -> str:
+    from mealwatch.cli import UserError
+
+    if from_stdin:
+        line = sys.stdin.readline()
+        if not line:
+            raise UserError("--password-stdin: stdin is empty; send the password on its first line")
+        return line.rstrip("\r\n")
+    if not sys.stdin.isatty():
+        raise UserError("no terminal to ask for the password on: pass --password-stdin and send it on stdin")
+    import getpass
+
+    first = getpass.getpass("password: ")
+    if getpass.getpass("again: ") != first:
+        raise UserError("the two passwords differ: nothing was changed")
+    return first
+
+
+def run(args: argparse.Namespace) -> int:
+    from mealwatch.accounts import AccountError, check_name, hash_password, parse_districts
+    from mealwatch.cli import UserError
+
+    log = open_accounts_log(args.db)
+    try:
+        if args.verb == "add":
+            try:
+                name, districts = check_name(args.name), parse_districts(args.districts)
+                password_hash = hash_password(read_password(args.password_stdin))
+            except AccountError as e:
+                raise UserError(str(e)) from None
+            user = log.add_user(name, password_hash, args.role, districts)
+            log.audit("(command line)", "user_add", f"user {user['name']}", {"role": args.role, "districts": districts})
+            print(f"added {user['role']} {user['name']!r} for {', '.join(user['districts'])}")
+        elif args.verb == "list":
+            rows = log.users()
+            if not rows:
+                print("no users: the service runs without accounts (loopback only)")
+            for u in rows:
+                state = "disabled" if u["disabled"] else "enabled"
+                when = u["last_login_at"] or "never"
+                print(f"{u['name']}\t{u['role']}\t{','.join(u['districts'])}\t{state}\tlast login {when}")
+        else:
+            user = log.set_user_disabled(args.name, args.verb == "disable")
+            if user is None:
+                raise UserError(f"no user named {args.name!r} (see `mealwatch users list`)")
+            log.audit("(command line)", f"user_{args.verb}", f"user {user['name']}")
+            print(f"{args.verb}d {user['name']!r}" + (" (their sessions have ended)" if args.verb == "disable" else ""))
+    finally:
+        log.close()
+    return 0

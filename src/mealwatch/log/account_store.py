@@ -1,0 +1,210 @@
+"""Accounts as the log keeps them: users, their sessions, API tokens and the audit log (schema version 6).
+
+Only what is stored, in the log's own transactions: hashing passwords and tokens, roles, expiry and rate
+limits are decided in ``mealwatch.accounts`` and ``mealwatch.serve.auth``. Secrets are never stored: a
+password as its argon2id hash, a session cookie and an API token as their SHA-256.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from .shapes import Page, StoreError, Tx
+
+USER_COLUMNS = "id, name, role, districts, disabled, created_at, last_login_at"
+TOKEN_COLUMNS = "id, name, role, districts, created_at, last_used_at, revoked_at"
+AUDIT_COLUMNS = "id, at, actor, action, target, detail, client"
+
+
+def name_key(name: str) -> str:
+    """A user name as compared: case does not make another user."""
+    return name.strip().casefold()
+
+
+def _user(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    d = dict(row)
+    d["id"], d["districts"], d["disabled"] = int(d["id"]), json.loads(d["districts"]), bool(d["disabled"])
+    return d
+
+
+def _token(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    d = dict(row)
+    d["id"], d["districts"] = int(d["id"]), json.loads(d["districts"])
+    return d
+
+
+class AccountStore:
+    """Users, sessions, API tokens and the audit log, each call one transaction (mixed into ``ComplaintLog``)."""
+
+    clock: Callable[[], str]
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Tx]: ...
+
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Tx]: ...
+
+    # --- users -----------------------------------------------------------------------------------
+
+    def add_user(self, name: str, password_hash: str, role: str, districts: Sequence[str]) -> dict[str, Any]:
+        """A new user; StoreError when the name (in any case) is taken."""
+        with self._write() as tx:
+            if tx.one("SELECT id FROM users WHERE name_key = ?", (name_key(name),)) is not None:
+                raise StoreError(f"there is a user named {name!r} already: choose another name")
+            tx.run(
+                "INSERT INTO users (name, name_key, password_hash, role, districts, disabled, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (name.strip(), name_key(name), password_hash, role, json.dumps(list(districts), ensure_ascii=False),
+                 False, self.clock()),
+            )  # fmt: skip
+            return _user(tx.one(f"SELECT {USER_COLUMNS} FROM users WHERE name_key = ?", (name_key(name),)))
+
+    def user(self, name: str) -> dict[str, Any] | None:
+        """A user by name (any case), with ``password_hash``; None when there is none."""
+        with self._read() as tx:
+            row = tx.one(f"SELECT {USER_COLUMNS}, password_hash FROM users WHERE name_key = ?", (name_key(name),))
+        return _user(row)
+
+    def users(self) -> list[dict[str, Any]]:
+        """Every user, by name (no password hashes)."""
+        with self._read() as tx:
+            return [_user(r) for r in tx.all(f"SELECT {USER_COLUMNS} FROM users ORDER BY name_key")]
+
+    def count_users(self, role: str | None = None) -> int:
+        """How many users are enabled (of ``role``, when given)."""
+        where, params = ("disabled = ?", [False]) if role is None else ("disabled = ? AND role = ?", [False, role])
+        with self._read() as tx:
+            return int(tx.one(f"SELECT count(*) AS n FROM users WHERE {where}", params)["n"])
+
+    def has_users(self) -> bool:
+        """Whether any user was ever added (accounts are on from then on)."""
+        with self._read() as tx:
+            return tx.one("SELECT id FROM users LIMIT 1") is not None
+
+    def set_user_disabled(self, name: str, disabled: bool) -> dict[str, Any] | None:
+        """Disable (ending every session of) or enable a user; None when there is none."""
+        with self._write() as tx:
+            row = tx.one(f"SELECT id FROM users WHERE name_key = ?{tx.for_update}", (name_key(name),))
+            if row is None:
+                return None
+            tx.run("UPDATE users SET disabled = ? WHERE id = ?", (disabled, row["id"]))
+            if disabled:
+                tx.run("DELETE FROM sessions WHERE user_id = ?", (row["id"],))
+            return _user(tx.one(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (row["id"],)))
+
+    def set_password_hash(self, user_id: int, password_hash: str) -> None:
+        with self._write() as tx:
+            tx.run("UPDATE users SET password_hash = ? WHERE id = ?", (password_hash, user_id))
+
+    # --- sessions --------------------------------------------------------------------------------
+
+    def start_session(self, key_hash: str, user_id: int, csrf_token: str, client: str | None) -> None:
+        now = self.clock()
+        with self._write() as tx:
+            tx.run(
+                "INSERT INTO sessions (key_hash, user_id, csrf_token, created_at, last_seen_at, client)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key_hash, user_id, csrf_token, now, now, client),
+            )
+            tx.run("UPDATE users SET last_login_at = ? WHERE id = ?", (now, user_id))
+
+    def session(self, key_hash: str) -> dict[str, Any] | None:
+        """A session with its user: ``user`` (a user dict), ``csrf_token``, ``created_at``, ``last_seen_at``."""
+        with self._read() as tx:
+            row = tx.one(
+                "SELECT s.csrf_token, s.created_at AS started_at, s.last_seen_at, u.id, u.name, u.role, u.districts,"
+                " u.disabled, u.created_at, u.last_login_at FROM sessions s JOIN users u ON u.id = s.user_id"
+                " WHERE s.key_hash = ?",
+                (key_hash,),
+            )
+        if row is None:
+            return None
+        session = {k: row.pop(k) for k in ("csrf_token", "started_at", "last_seen_at")}
+        return {**session, "user": _user(row)}
+
+    def touch_session(self, key_hash: str) -> None:
+        with self._write() as tx:
+            tx.run("UPDATE sessions SET last_seen_at = ? WHERE key_hash = ?", (self.clock(), key_hash))
+
+    def end_session(self, key_hash: str) -> bool:
+        """Delete a session; whether there was one."""
+        with self._write() as tx:
+            found = tx.one(f"SELECT key_hash FROM sessions WHERE key_hash = ?{tx.for_update}", (key_hash,))
+            tx.run("DELETE FROM sessions WHERE key_hash = ?", (key_hash,))
+        return found is not None
+
+    def end_sessions_before(self, idle_since: str, started_since: str) -> int:
+        """Delete the sessions idle since before ``idle_since`` or started before ``started_since``; how many."""
+        with self._write() as tx:
+            n = tx.one(
+                "SELECT count(*) AS n FROM sessions WHERE last_seen_at < ? OR created_at < ?",
+                (idle_since, started_since),
+            )["n"]
+            tx.run("DELETE FROM sessions WHERE last_seen_at < ? OR created_at < ?", (idle_since, started_since))
+        return int(n)
+
+    # --- API tokens ------------------------------------------------------------------------------
+
+    def add_token(self, name: str, token_hash: str, role: str, districts: Sequence[str]) -> dict[str, Any]:
+        """A new token; StoreError when the name is taken (a revoked token keeps its name)."""
+        with self._write() as tx:
+            if tx.one("SELECT id FROM api_tokens WHERE name = ?", (name,)) is not None:
+                raise StoreError(f"there is a token named {name!r} already: choose another name")
+            tx.run(
+                "INSERT INTO api_tokens (name, token_hash, role, districts, created_at) VALUES (?, ?, ?, ?, ?)",
+                (name, token_hash, role, json.dumps(list(districts), ensure_ascii=False), self.clock()),
+            )
+            return _token(tx.one(f"SELECT {TOKEN_COLUMNS} FROM api_tokens WHERE name = ?", (name,)))
+
+    def token(self, token_hash: str) -> dict[str, Any] | None:
+        """The token with this hash (revoked ones too: ``revoked_at`` says so), its last use recorded now."""
+        with self._write() as tx:
+            row = tx.one(f"SELECT {TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?", (token_hash,))
+            if row is not None and row["revoked_at"] is None:
+                tx.run("UPDATE api_tokens SET last_used_at = ? WHERE id = ?", (self.clock(), row["id"]))
+        return _token(row)
+
+    def tokens(self) -> list[dict[str, Any]]:
+        with self._read() as tx:
+            return [_token(r) for r in tx.all(f"SELECT {TOKEN_COLUMNS} FROM api_tokens ORDER BY name")]
+
+    def revoke_token(self, name: str) -> dict[str, Any] | None:
+        """Revoke a token (again: unchanged); None when there is none of that name."""
+        with self._write() as tx:
+            tx.run("UPDATE api_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", (self.clock(), name))
+            return _token(tx.one(f"SELECT {TOKEN_COLUMNS} FROM api_tokens WHERE name = ?", (name,)))
+
+    # --- the audit log ---------------------------------------------------------------------------
+
+    def audit(
+        self,
+        actor: str | None,
+        action: str,
+        target: str | None = None,
+        detail: dict[str, Any] | None = None,
+        client: str | None = None,
+    ) -> None:
+        """Record who (``actor``) did what (``action`` on ``target``), from where (``client``), now."""
+        with self._write() as tx:
+            tx.run(
+                "INSERT INTO audit_log (at, actor, action, target, detail, client) VALUES (?, ?, ?, ?, ?, ?)",
+                (self.clock(), actor, action, target, json.dumps(detail or {}, ensure_ascii=False), client),
+            )
+
+    def audit_entries(self, limit: int | None = 100, offset: int = 0, action: str | None = None) -> Page:
+        """Audit entries, newest first (only ``action``'s, when given)."""
+        where, params = ("", []) if action is None else (" WHERE action = ?", [action])
+        tail = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        with self._read() as tx:
+            total = tx.one(f"SELECT count(*) AS n FROM audit_log{where}", params)["n"]
+            rows = tx.all(f"SELECT {AUDIT_COLUMNS} FROM audit_log{where} ORDER BY id DESC{tail}", params)
+        items = [{**r, "id": int(r["id"]), "detail": json.loads(r["detail"])} for r in rows]
+        return Page(int(total), items)

@@ -1,0 +1,254 @@
+"""Who sends a request, and whether they may: sessions, API tokens, roles, districts and the CSRF token.
+
+With accounts off (no user in the log and no ``--accounts``) every request is the single local user, an
+admin of every district, as before accounts existed. With accounts on, a request carries either a session
+cookie (from ``POST /api/login``; ``HttpOnly``, ``SameSite=Strict``, ``Secure`` over TLS) or an API token
+(``Authorization: Bearer mw_...``). ``RULES`` names the least role of every route; a route missing from it
+answers 500 at once, and tests/test_role_matrix.py fails for it. A state-changing request of a session must
+carry the session's CSRF token (header ``X-CSRF-Token``, or the form field ``csrf_token`` of a multipart form);
+a token's requests need none (no browser sends it by itself).
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from ..accounts import LoginLimiter, allows, secret_hash
+from ..log import ComplaintLog, Scope, from_stored_time, in_scope, scope, to_stored_time
+from ..records import Record
+from .errors import ApiError
+
+SESSION_COOKIE = "mealwatch_session"
+CSRF_HEADER = "X-CSRF-Token"
+CSRF_FIELD = "csrf_token"
+STATE_CHANGING = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+#: a session's last use is written at most this often (seconds): idle expiry is that coarse
+TOUCH_EVERY = 60
+
+PUBLIC, SIGNED_IN = "public", "signed in"
+#: (method, route path) -> who may: PUBLIC, SIGNED_IN (any session or token), or the least role
+RULES: dict[tuple[str, str], str] = {
+    ("GET", "/"): PUBLIC,  # the page: without a session it sends the browser to /login
+    ("GET", "/login"): PUBLIC,
+    ("GET", "/docs"): PUBLIC,
+    ("GET", "/openapi.json"): PUBLIC,
+    ("GET", "/static"): PUBLIC,  # the page's script and style (a mount: every file under it)
+    ("GET", "/api/health"): PUBLIC,  # the number of complaints only for a signed-in account
+    ("GET", "/api/labels"): PUBLIC,
+    ("GET", "/api/settings"): PUBLIC,
+    ("GET", "/api/session"): PUBLIC,
+    ("POST", "/api/login"): PUBLIC,
+    ("POST", "/api/logout"): SIGNED_IN,
+    # classifying reads the model only; saving (save: true) needs an officer (checked by the route)
+    ("POST", "/api/classify"): "viewer",
+    ("POST", "/api/classify/batch"): "viewer",
+    ("POST", "/api/classify/csv"): "viewer",
+    ("POST", "/api/attention"): "viewer",
+    ("GET", "/attention"): "viewer",
+    ("GET", "/api/complaints"): "viewer",
+    ("GET", "/api/complaints.csv"): "viewer",
+    ("GET", "/api/complaints/{complaint_id}"): "viewer",
+    ("GET", "/api/complaints/{complaint_id}/history"): "viewer",
+    ("PATCH", "/api/complaints/{complaint_id}"): "officer",
+    ("GET", "/api/stats"): "viewer",
+    ("GET", "/api/alerts"): "viewer",
+    ("PATCH", "/api/alerts/{alert_id}"): "officer",
+    ("GET", "/api/users"): "admin",
+    ("POST", "/api/users"): "admin",
+    ("PATCH", "/api/users/{name}"): "admin",
+    ("GET", "/api/tokens"): "admin",
+    ("POST", "/api/tokens"): "admin",
+    ("DELETE", "/api/tokens/{name}"): "admin",
+    ("GET", "/api/audit"): "admin",
+}
+
+
+@dataclass
+class Principal:
+    """Who a request is from: a user with a session, an API token, or the single local user (accounts off)."""
+
+    name: str | None
+    role: str
+    districts: list[str]
+    kind: str  # "session", "token" or "local"
+    session_hash: str | None = None
+    csrf_token: str | None = None
+
+    @property
+    def scope(self) -> Scope:
+        return scope(self.districts)
+
+    def public(self) -> dict:
+        return {"name": self.name, "role": self.role, "districts": self.districts, "kind": self.kind}
+
+
+LOCAL = Principal(None, "admin", ["*"], "local")
+
+
+@dataclass
+class AccountSettings:
+    """How accounts work in one service: on or off, session lifetimes, TLS, the login limiter."""
+
+    enabled: bool = False
+    idle: timedelta = timedelta(minutes=30)  # a session unused this long ends
+    absolute: timedelta = timedelta(hours=12)  # a session this old ends, however busy
+    tls_proxy: bool = False  # behind a TLS-terminating proxy: the cookie is Secure although the request is http
+    limiter: LoginLimiter = field(default_factory=LoginLimiter)
+
+
+def settings(request: Request) -> AccountSettings:
+    return request.app.state.accounts
+
+
+def store(request: Request) -> ComplaintLog:
+    return request.app.state.service.store
+
+
+def client_address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+def session_key(request: Request) -> str | None:
+    return request.cookies.get(SESSION_COOKIE)
+
+
+def resolve(request: Request) -> Principal | None:
+    """The request's principal (cached on the request), None when accounts are on and it carries no valid one.
+
+    An API token that is unknown or revoked, or a session that expired, is an ApiError 401 saying so.
+    """
+    if hasattr(request.state, "principal"):
+        return request.state.principal
+    found: Principal | None = LOCAL
+    if settings(request).enabled:
+        found = _from_token(request) if "authorization" in request.headers else _from_session(request)
+    request.state.principal = found
+    return found
+
+
+def _from_token(request: Request) -> Principal:
+    kind, _, token = request.headers["authorization"].partition(" ")
+    if kind.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "header 'Authorization' must be 'Bearer <token>' (a token from `mealwatch tokens create`)")
+    row = store(request).token(secret_hash(token.strip()))
+    if row is None:
+        raise ApiError(401, "this API token is not known: check it, or create one with `mealwatch tokens create`")
+    if row["revoked_at"] is not None:
+        raise ApiError(401, f"the API token {row['name']!r} was revoked at {row['revoked_at']}: create a new one")
+    return Principal(row["name"], row["role"], row["districts"], "token")
+
+
+def _from_session(request: Request) -> Principal | None:
+    key = session_key(request)
+    if not key:
+        return None
+    log, config = store(request), settings(request)
+    key_hash = secret_hash(key)
+    found = log.session(key_hash)
+    if found is None:
+        return None
+    now = from_stored_time(log.clock())
+    user = found["user"]
+    idle = now - from_stored_time(found["last_seen_at"])
+    if user["disabled"] or idle > config.idle or now - from_stored_time(found["started_at"]) > config.absolute:
+        log.end_session(key_hash)
+        if not user["disabled"]:
+            log.audit(user["name"], "session_expired", client=client_address(request))
+        raise ApiError(
+            401, "your session has ended (idle too long, too old, or the account was disabled): log in again"
+        )
+    if idle > timedelta(seconds=TOUCH_EVERY):
+        log.touch_session(key_hash)
+    return Principal(user["name"], user["role"], user["districts"], "session", key_hash, found["csrf_token"])
+
+
+def rule_of(request: Request) -> str:
+    path = getattr(request.scope.get("route"), "path", None)
+    rule = RULES.get(("GET" if request.method == "HEAD" else request.method, path))
+    if rule is None:
+        raise ApiError(500, f"no access rule for {request.method} {path}: every route needs one in serve/auth.py")
+    return rule
+
+
+def authorize(request: Request) -> None:
+    """The router's dependency: the route's rule (``RULES``) against the request's principal, and the CSRF token."""
+    rule = rule_of(request)
+    if rule == PUBLIC:
+        return
+    who = resolve(request)
+    if who is None:
+        raise ApiError(401, "log in first (POST /api/login, or the page at /login), or send an API token")
+    if rule != SIGNED_IN and not allows(who.role, rule):
+        raise ApiError(403, f"your role ({who.role}) may not do this: it needs {rule}")
+    if who.kind == "session" and request.method in STATE_CHANGING:
+        check_csrf(request, who)
+
+
+def check_csrf(request: Request, who: Principal) -> None:
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and request.headers.get("content-type", "").startswith("multipart/form-data"):
+        form = getattr(request, "_form", None)  # parsed by FastAPI before the dependencies run
+        value = form.get(CSRF_FIELD) if form is not None else None
+        sent = value if isinstance(value, str) else None
+    if not sent or not who.csrf_token or not hmac.compare_digest(sent.encode(), who.csrf_token.encode()):
+        raise ApiError(
+            403,
+            f"missing or wrong CSRF token: send the header '{CSRF_HEADER}' (or the form field '{CSRF_FIELD}') with "
+            "the token from GET /api/session",
+        )
+
+
+def optional(request: Request) -> Principal | None:
+    """The principal on a public route: None for nobody, an ended session or a bad token (no error)."""
+    try:
+        return resolve(request)
+    except ApiError:
+        return None
+
+
+def current(request: Request) -> Principal:
+    """The principal of a request that passed ``authorize`` (a public route without one: nobody, a viewer of none)."""
+    return resolve(request) or Principal(None, "viewer", [], "nobody")
+
+
+Who = Annotated[Principal, Depends(current)]
+
+
+def require(who: Principal, role: str, what: str) -> None:
+    if not allows(who.role, role):
+        raise ApiError(403, f"your role ({who.role}) may not {what}: it needs {role}")
+
+
+def place_in_scope(who: Principal, records: list[Record]) -> None:
+    """Check (and fill) the districts of complaints ``who`` saves: each in their districts; one with no district
+    gets theirs when they have exactly one. A complaint they could not see again is refused."""
+    if who.scope is None:
+        return
+    for record in records:
+        if record.district is None and len(who.districts) == 1:
+            record.district = who.districts[0]
+        if record.district is None:
+            raise ApiError(422, f"field 'district' is missing: name the district, one of {', '.join(who.districts)}")
+        if not in_scope(record.district, who.scope):
+            raise ApiError(
+                403, f"you may save complaints of {', '.join(who.districts)} only, not of {record.district!r}"
+            )
+
+
+def audit(request: Request, action: str, target: str | None = None, detail: dict | None = None) -> None:
+    """Record an action in the audit log (with accounts on; a local single-user service keeps none)."""
+    if not settings(request).enabled:
+        return
+    who = resolve(request) if hasattr(request.state, "principal") else None
+    store(request).audit(who.name if who else None, action, target, detail, client_address(request))
+
+
+def sweep_sessions(log: ComplaintLog, config: AccountSettings) -> int:
+    """Delete the sessions that have expired (called at each login); how many."""
+    now = from_stored_time(log.clock())
+    return log.end_sessions_before(to_stored_time(now - config.idle), to_stored_time(now - config.absolute))
