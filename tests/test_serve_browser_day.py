@@ -6,13 +6,11 @@ predicted right. Any page error, console error or request leaving this machine f
 from __future__ import annotations
 
 import csv
-import socket
-import threading
 import time
 
 import pytest
 import torch
-from test_serve_browser import CHROMIUM, browser, page  # noqa: F401 - the browser and a watched page
+from test_serve_browser import CHROMIUM, browser, page, serve  # noqa: F401 - the browser and a watched page
 
 from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.classifier import Classifier, ClassifierConfig
@@ -65,28 +63,10 @@ def tiny_random_model(folder):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """The app (time zone Asia/Kolkata) under uvicorn on a free loopback port; yields (base url, db path, model)."""
-    import uvicorn
-
-    from mealwatch.serve import create_app
-
     root = tmp_path_factory.mktemp("day")
     model = tiny_random_model(root / "model")
-    db = root / "log.db"
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(root / "model", db, timezone="Asia/Kolkata")
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the test server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", db, model
-    server.should_exit = True
-    thread.join(timeout=10)
+    for url, db in serve((root / "model",), root / "log.db", timezone="Asia/Kolkata"):
+        yield url, db, model
 
 
 def wait_for_text(view, selector: str, text: str, seconds: float = 10) -> None:
