@@ -101,8 +101,20 @@ def test_training_keeps_the_best_epoch(tiny_encoder_dir, splits):
     assert [h["epoch"] for h in result.history] == [1, 2, 3]
     scores = [h["validation_macro_f1"] for h in result.history]
     assert result.best_epoch == scores.index(max(scores)) + 1
-    assert result.validation_report.macro_f1 == pytest.approx(max(scores))
+    # the n-gram channel is fused at the weight validation prefers; weight 0 is the best epoch's encoder alone
+    fusion = result.fusion
+    assert fusion.scores[0.0] == pytest.approx(max(scores))
+    assert fusion.scores[fusion.weight] == max(fusion.scores.values())
+    assert result.validation_report.macro_f1 == pytest.approx(fusion.scores[fusion.weight])
+    assert result.pipeline.config.ngram_weight == fusion.weight
     assert result.seconds > 0
+
+
+def test_training_without_the_ngram_channel_keeps_the_encoder_alone(tiny_encoder_dir, splits):
+    result = train(*splits, fast_args(tiny_encoder_dir, epochs=2, ngram_channel=False), progress=False)
+    scores = [h["validation_macro_f1"] for h in result.history]
+    assert result.fusion is None and result.pipeline.ngram is None and result.pipeline.config.ngram_weight == 0.0
+    assert result.validation_report.macro_f1 == pytest.approx(max(scores))
 
 
 def test_same_seed_same_model_other_seed_other_model(tiny_encoder_dir, splits):

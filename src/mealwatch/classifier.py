@@ -42,6 +42,8 @@ class ClassifierConfig:
     review: dict[str, float] = field(
         default_factory=dict
     )  # review.ReviewPolicy (close-call margin chosen on validation)
+    ngram_weight: float = 0.0  # weight of the n-gram channel in the fused probabilities (0: none; ngram_channel)
+    encoder_thresholds: list[float] | None = None  # with a channel: the thresholds tuned for the encoder alone
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLINGS:
@@ -52,6 +54,8 @@ class ClassifierConfig:
             raise ValueError(f"labels must be unique, got {self.labels}")
         if self.thresholds is not None and len(self.thresholds) != len(self.labels):
             raise ValueError(f"{len(self.thresholds)} thresholds for {len(self.labels)} labels")
+        if not 0.0 <= self.ngram_weight < 1.0:
+            raise ValueError(f"ngram_weight must be in [0, 1), not {self.ngram_weight}")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

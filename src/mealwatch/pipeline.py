@@ -7,7 +7,8 @@ A ``Pipeline`` owns what turns text into a decision, so that no front end needs 
 
 and it saves and loads the model folder: ``model.safetensors`` (every tensor of encoder and head),
 ``config.json`` (architecture, labels, thresholds, review policy, training arguments, the format key
-``mealwatch_classifier``) and ``tokenizer.json``, written atomically.
+``mealwatch_classifier``), ``tokenizer.json`` and, when training kept one, the n-gram channel fused
+with the encoder's probabilities (``ngram_channel``), written atomically.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .classifier import CONFIG_FILE, WEIGHTS_FILE, Classifier, ClassifierConfig,
 from .decisions import decide
 from .inference.modes import Mode
 from .labels import LABELS, urgency
+from .ngram_channel import NgramChannel, fuse
 from .review import ReviewPolicy, reasons, unreadable_shares
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder
@@ -66,7 +68,8 @@ class Pipeline:
 
     ``mode`` is how the model runs (``inference.Mode`` name: fp32, fp32-onednn, bf16, int8, +compile),
     set once by ``prepare`` (``load`` and ``from_folder`` call it); ``forward`` is what plain inference
-    calls (the model, or its compiled form).
+    calls (the model, or its compiled form). ``ngram``: the n-gram channel whose probabilities are fused
+    with the encoder's (weight ``config.ngram_weight``), or None.
     """
 
     def __init__(
@@ -77,9 +80,11 @@ class Pipeline:
         *,
         forward: Callable[..., Any] | None = None,
         mode: str = "fp32",
+        ngram: NgramChannel | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
+        self.ngram = ngram
         self.folder = folder  # where it was loaded from, if it was
         self.forward = forward if forward is not None else model
         self.mode = mode
@@ -88,7 +93,7 @@ class Pipeline:
 
     def with_model(self, model: Classifier, forward: Callable[..., Any] | None = None) -> "Pipeline":
         """The same tokenizer and policies around another model (e.g. a converted copy)."""
-        return Pipeline(model, self.tokenizer, self.folder, forward=forward)
+        return Pipeline(model, self.tokenizer, self.folder, forward=forward, ngram=self.ngram)
 
     def prepare(
         self,
@@ -185,6 +190,22 @@ class Pipeline:
             return None
         return list(self.config.thresholds or [0.5] * len(self.labels))
 
+    def encoder_thresholds(self) -> list[float] | None:
+        """The thresholds for the encoder's probabilities alone (what an export without the n-gram channel uses)."""
+        if self.ngram is None or not self.multi_label:
+            return self.thresholds()
+        return list(self.config.encoder_thresholds or [0.5] * len(self.labels))
+
+    def fuse_ngram_channel(self, channel: NgramChannel | None, weight: float, thresholds: list[float] | None) -> None:
+        """Fuse ``channel`` with the encoder at ``weight`` and decide with ``thresholds`` (tuned for the fused
+        probabilities); ``weight`` 0 or no channel: the encoder alone, as before."""
+        if channel is None or weight == 0:
+            self.ngram, self.config.ngram_weight = None, 0.0
+            return
+        channel.check(self.labels)
+        self.config.encoder_thresholds = self.config.thresholds
+        self.ngram, self.config.ngram_weight, self.config.thresholds = channel, float(weight), thresholds
+
     # ------------------------------------------------------------------ text in, decisions out
     def tokenize(self, texts: str | Sequence[str]) -> TokenizedBatch:
         """Model inputs cut to ``max_length`` word pieces (every use reads the same pieces)."""
@@ -253,6 +274,8 @@ class Pipeline:
                 ).logits  # (B, L)  fmt: skip
                 out[start + idx] = model.probabilities(logits).float()
         model.train(was_training)
+        if self.ngram is not None:  # p = (1 − w) · p_encoder + w · p_ngram
+            out = torch.from_numpy(fuse(out.numpy(), self.ngram.probabilities(texts), self.config.ngram_weight)).float()
         return out, truncated, unreadable
 
     def word_attention(self, text: str, include_special: bool = True) -> "WordAttention":
@@ -272,6 +295,8 @@ class Pipeline:
             from safetensors.torch import save_file
 
             self.tokenizer.save(folder)
+            if self.ngram is not None:
+                self.ngram.save(folder)
             tensors = {k: v.detach().contiguous().cpu() for k, v in self.model.state_dict().items()}
             save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
             # config.json last: a folder without it is never taken for a classifier
@@ -306,7 +331,8 @@ class Pipeline:
             raise ValueError(f"the onnxruntime backend runs --precision fp32 or int8, not {precision}")
         folder = Path(directory)
         model = OnnxClassifier(folder, read_config(folder), precision)
-        pipeline = cls(model, Tokenizer.from_pretrained(folder), folder, mode=f"onnxruntime-{precision}")  # type: ignore[arg-type]
+        pipeline = cls(model, Tokenizer.from_pretrained(folder), folder, mode=f"onnxruntime-{precision}",  # type: ignore[arg-type]
+                       ngram=ngram_channel_of(folder, model.config))  # fmt: skip
         pipeline._prepared = True
         return pipeline
 
@@ -354,7 +380,12 @@ class Pipeline:
                 f"{folder / WEIGHTS_FILE} does not match its config.json:\n  " + "\n  ".join(problems)
             )
         model.load_state_dict(tensors, strict=True)
-        return cls(model.eval(), Tokenizer.from_pretrained(folder), folder)
+        return cls(model.eval(), Tokenizer.from_pretrained(folder), folder, ngram=ngram_channel_of(folder, config))
+
+
+def ngram_channel_of(folder: Path, config: ClassifierConfig) -> NgramChannel | None:
+    """The n-gram channel saved in a model folder whose config fuses one; None when it does not."""
+    return NgramChannel.load(folder, config.labels) if config.ngram_weight > 0 else None
 
 
 @dataclass

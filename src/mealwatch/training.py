@@ -27,6 +27,7 @@ from .pipeline import Pipeline
 from .adapt.recipe import read_adaptation
 from .adapt.vocabulary import freeze_pretrained_rows
 from .memory import MemoryReleaser
+from .ngram_training import FusionChoice, add_ngram_channel
 from .review import ReviewPolicy, choose_margin
 from .transformer.precision import cpu_has_bf16
 from .tokenizer import Tokenizer
@@ -78,6 +79,7 @@ class TrainingArguments:
     dropout: float = 0.1
     freeze_word_embeddings: bool = True  # keep the pre-trained WordPiece table fixed (faster; ignored from scratch)
     bf16: bool | None = None  # bfloat16 autocast for the training steps; None: when the CPU has native bf16
+    ngram_channel: bool = True  # fit the n-gram channel and fuse it at the weight validation prefers (0: not kept)
 
     def __post_init__(self) -> None:
         if self.class_weights not in ("auto", "on", "off"):
@@ -96,6 +98,7 @@ class TrainingResult:
     best_epoch: int  # 1-based; its weights are the ones kept
     seconds: float
     validation_report: "EvaluationReport | None" = field(default=None)
+    fusion: FusionChoice | None = None  # the n-gram channel's weight chosen on validation, when one was fitted
 
 
 def build_pipeline(labels: Sequence[str], multi_label: bool, args: TrainingArguments) -> Pipeline:
@@ -296,9 +299,14 @@ def _train(
     model.load_state_dict(best_state)
     model.config.thresholds = best_thresholds
     model.eval()
+    fusion = None
+    if args.ngram_channel:
+        fusion = add_ngram_channel(pipeline, train_set, validation_set)
+        if progress:
+            tqdm.write(fusion.summary())
     model.config.review = review_policy_on(pipeline, list(validation_set.texts), validation_targets).to_dict()
     report = evaluate_pipeline(pipeline, validation_set, bootstrap=0)  # the interval belongs to the test report
-    return TrainingResult(pipeline, history, best_epoch, time.perf_counter() - started, report)
+    return TrainingResult(pipeline, history, best_epoch, time.perf_counter() - started, report, fusion)
 
 
 def _check_compatible(train_set: LabelledTexts, validation_set: LabelledTexts) -> None:

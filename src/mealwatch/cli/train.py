@@ -60,6 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "complaint log (its corrected complaints) or a text,labels file from `mealwatch export-training`; "
         "de-duplicated against the training data, a correction's labels win for an exact duplicate",
     )
+    p.add_argument("--no-ngram-channel", dest="ngram_channel", action="store_false",
+                   help="do not fit the word and character n-gram channel fused with the encoder's probabilities "
+                   "(by default it is fitted on train and kept at the weight validation macro-F1 prefers; see "
+                   "docs/multilingual.md)")  # fmt: skip
     p.add_argument("--max-length", type=int, help="tokens per text (default: 128)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -89,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
               "max_length": args.max_length, "threads": args.threads, "patience": args.patience}  # fmt: skip
     training_args = TrainingArguments(
         seed=args.seed, pooling=args.pooling, encoder_path=None if args.encoder is None else str(args.encoder),
-        **{k: v for k, v in chosen.items() if v is not None},
+        ngram_channel=args.ngram_channel, **{k: v for k, v in chosen.items() if v is not None},
     )  # fmt: skip
     read_kwargs = {"text_column": args.text_column, "labels_column": args.labels_column}
     if args.labels is not None:
@@ -140,6 +144,7 @@ def describe_result(finished: "FinishedRun") -> str:
         "",
         f"Best epoch: {result.best_epoch} of {len(result.history)} run "
         f"(validation macro-F1 {best['validation_macro_f1']:.3f}); trained in {minutes}m{seconds:02d}s.",
+        *([f"Fused with the word and character n-gram channel: {result.fusion.summary()}."] if result.fusion else []),
         f"Model saved to {finished.folder}/ (with metrics.json, report.md and plots).",
         "",
         f"== Evaluation on the {finished.report_split} split ==",

@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 
 MODELING_FILE = Path(__file__).with_name("modeling_mealwatch.py")
 CLASS_NAME = "MealwatchForSequenceClassification"
+#: what the export says when the model it comes from fuses an n-gram channel (which this format cannot carry)
+NGRAM_NOTE = (
+    "the mealwatch model this was exported from fuses its probabilities with a word and character n-gram channel "
+    "(mealwatch.ngram_channel); this export is the encoder alone, with the thresholds tuned for the encoder alone "
+    "on validation. `mealwatch export --format onnx` keeps the channel."
+)
 
 
 def hf_config(pipeline: "Pipeline") -> dict[str, Any]:
@@ -46,7 +52,8 @@ def hf_config(pipeline: "Pipeline") -> dict[str, Any]:
             "pooling": config.pooling,
             "add_pooling_layer": config.encoder.add_pooling_layer,
             "multi_label": pipeline.multi_label,
-            "thresholds": pipeline.thresholds(),
+            "thresholds": pipeline.encoder_thresholds(),
+            "ngram_channel": NGRAM_NOTE if pipeline.ngram is not None else None,
             "urgency": urgency_rule() if pipeline.has_urgency else None,
             "max_length": pipeline.max_length,
             "review": config.review,
@@ -87,7 +94,8 @@ def tokenizer_config(pipeline: "Pipeline") -> dict[str, Any]:
 
 def model_card(pipeline: "Pipeline", source: str) -> str:
     """README.md of the export."""
-    thresholds = pipeline.thresholds()
+    thresholds = pipeline.encoder_thresholds()
+    ngram_note = f"\nNote: {NGRAM_NOTE}\n" if pipeline.ngram is not None else ""
     rows = "\n".join(
         f"| {i} | `{label}` | {'' if thresholds is None else f'{thresholds[i]:.2f}'} |"
         for i, label in enumerate(pipeline.labels)
@@ -118,7 +126,7 @@ Exported by `mealwatch export --format hf` from `{source}`. A BERT-style encoder
 ({pipeline.config.encoder.num_hidden_layers} layers, hidden size {pipeline.config.encoder.hidden_size}) with a linear
 head over the **{pipeline.config.pooling}**-pooled last layer; texts are cut to {pipeline.max_length} word pieces.
 {"Multi-label" if pipeline.multi_label else "Single-label"}: {decide}.
-
+{ngram_note}
 ```python
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer

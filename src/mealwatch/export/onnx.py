@@ -7,7 +7,8 @@ so padded batches give the same logits as our model (``check_parity`` runs a pad
 
 Written (atomically, as one folder): ``model.onnx``, ``model.int8.onnx`` (ONNX Runtime's dynamic
 quantization of the MatMul weights, per channel), ``config.json`` (the classifier's own, so the folder is
-read as a mealwatch model by ``--backend onnxruntime``) and ``tokenizer.json``.
+read as a mealwatch model by ``--backend onnxruntime``), ``tokenizer.json`` and the model's n-gram channel if it
+has one (the runtime pipeline fuses it as the torch one does).
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ def export_onnx(pipeline: "Pipeline", out: str | Path) -> Path:
         write_onnx(pipeline, folder / ONNX_FILE)
         quantize_onnx(folder / ONNX_FILE, folder / ONNX_INT8_FILE)
         pipeline.tokenizer.save(folder)
+        if pipeline.ngram is not None:  # the runtime pipeline fuses it as the torch one does
+            pipeline.ngram.save(folder)
         (folder / CONFIG_FILE).write_text(json.dumps(pipeline.config.to_dict(), indent=2), encoding="utf-8")
 
     write_folder_atomically(out, write, replaceable=lambda p: (Path(p) / ONNX_FILE).is_file())

@@ -1,0 +1,168 @@
+"""The n-gram channel: word and character n-grams read beside the encoder, fused into its probabilities.
+
+A complaint's spelling carries what word pieces miss: "ulti", "ultee" and "ulty" (vomiting) are three
+different piece sequences to an encoder pre-trained on English, but share most of their character
+n-grams; so do "khichdi"/"khichri" and a Devanagari word and its inflections. The channel is a linear
+model over TF-IDF features of word 1-2-grams (a word keeps its Devanagari vowel signs) and character
+2-5-grams (``char_wb``: n-grams inside word boundaries), fitted on the training split with the TF-IDF
+baseline's own rule (``baselines.tuned_logistic``: balanced class weights, C chosen by validation
+macro-F1). Its probabilities are fused with the encoder's:
+
+    x      = [ l2(tf · idf)_word ; l2(tf · idf)_char ]      tf = 1 + log(count)   (F,)
+    p_ng   = sigmoid(W x + b)  (multi-label)   or   softmax(W x + b)   (single-label)    (L,)
+    p      = (1 − w) · p_encoder + w · p_ng                                              (L,)
+
+with the weight ``w`` chosen on the validation split (``ngram_training``: fitting, and the weight; 0
+switches the channel off) and the decision thresholds tuned again for the fused probabilities. The encoder
+stays the model; the channel is features beside it, not a replacement. Saved next to the classifier as ``ngram_channel.json`` (settings,
+labels, vocabularies) and ``ngram_channel.safetensors`` (idf, W, b): no pickles.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .transformer import CheckpointError
+
+SETTINGS_FILE, TENSORS_FILE = "ngram_channel.json", "ngram_channel.safetensors"
+FORMAT_VERSION = 1
+#: a word: two or more word characters, Devanagari vowel signs, viramas and nuktas included (scikit-learn's
+#: default ``\w\w+`` cuts "कीड़े" at every vowel sign: combining marks are not ``\w`` to Python's ``re``);
+#: the danda (।, ॥) stays punctuation
+WORD_PATTERN = r"(?u)(?:[\w\u0900-\u0963\u0966-\u097F\u0300-\u036F\u200C\u200D]){2,}"
+#: the feature blocks: (analyzer, n-gram range, word pattern) — the TF-IDF baseline's features, Devanagari-aware
+FEATURES = (("word", (1, 2), WORD_PATTERN), ("char_wb", (2, 5), None))
+
+
+@dataclass
+class FeatureBlock:
+    """One TF-IDF block: its analyzer, n-gram range, word pattern, vocabulary (in column order) and idf per column."""
+
+    analyzer: str
+    ngram_range: tuple[int, int]
+    token_pattern: str | None  # the regular expression of a word (analyzer "word"); None for character blocks
+    vocabulary: list[str]
+    idf: np.ndarray  # (F_block,)
+
+    def vectorizer_options(self) -> dict[str, Any]:
+        """The scikit-learn vectorizer options that give this block's n-grams."""
+        options: dict[str, Any] = {"analyzer": self.analyzer, "ngram_range": self.ngram_range}
+        if self.token_pattern is not None:
+            options["token_pattern"] = self.token_pattern
+        return options
+
+    def transform(self, texts: Sequence[str]) -> Any:
+        """(N, F_block) sparse rows: sublinear tf times idf, each row scaled to unit length."""
+        from sklearn.feature_extraction.text import CountVectorizer
+        from sklearn.preprocessing import normalize
+
+        columns = {term: i for i, term in enumerate(self.vocabulary)}
+        counts = CountVectorizer(**self.vectorizer_options(), vocabulary=columns).transform(list(texts))  # (N, F_block)
+        tf = counts.astype(np.float64)
+        tf.data = 1.0 + np.log(tf.data)  # sublinear tf
+        return normalize(tf.multiply(self.idf[None, :]).tocsr())  # (N, F_block), rows of unit l2 norm
+
+
+@dataclass
+class NgramChannel:
+    """A fitted n-gram model: feature blocks and a linear layer, probabilities in the classifier's label order."""
+
+    labels: list[str]
+    multi_label: bool
+    blocks: list[FeatureBlock]
+    weight: np.ndarray  # W (L, F), F = sum of the blocks' sizes
+    bias: np.ndarray  # b (L,)
+    detail: str = ""  # the choice made when fitting (C and its validation score)
+
+    def features(self, texts: Sequence[str]) -> Any:
+        """(N, F) sparse TF-IDF features, the blocks side by side."""
+        from scipy.sparse import hstack
+
+        return hstack([block.transform(texts) for block in self.blocks]).tocsr()
+
+    def logits(self, texts: Sequence[str]) -> np.ndarray:
+        """(N, L) W x + b."""
+        return np.asarray(self.features(texts) @ self.weight.T) + self.bias[None, :]  # (N, L)
+
+    def probabilities(self, texts: Sequence[str]) -> np.ndarray:
+        """(N, L) probabilities: sigmoid per label (multi-label) or softmax over labels."""
+        z = self.logits(texts)  # (N, L)
+        if self.multi_label:
+            return 1.0 / (1.0 + np.exp(-z))
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    # ------------------------------------------------------------------ files
+    def save(self, folder: str | Path) -> None:
+        """Write ``ngram_channel.json`` and ``ngram_channel.safetensors`` into ``folder``."""
+        from safetensors.numpy import save_file
+
+        folder = Path(folder)
+        tensors = {"weight": self.weight.astype(np.float32), "bias": self.bias.astype(np.float32)}
+        tensors.update({f"idf.{i}": b.idf.astype(np.float32) for i, b in enumerate(self.blocks)})
+        save_file(tensors, str(folder / TENSORS_FILE))
+        settings = {
+            "format": FORMAT_VERSION, "labels": self.labels, "multi_label": self.multi_label, "detail": self.detail,
+            "blocks": [{"analyzer": b.analyzer, "ngram_range": list(b.ngram_range), "token_pattern": b.token_pattern,
+                        "vocabulary": b.vocabulary} for b in self.blocks],
+        }  # fmt: skip
+        (folder / SETTINGS_FILE).write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: str | Path, labels: Sequence[str]) -> "NgramChannel":
+        """The channel saved in ``folder``, checked against the classifier's ``labels``; errors say what is wrong."""
+        from safetensors import SafetensorError
+        from safetensors.numpy import load_file
+
+        folder = Path(folder)
+        settings_file, tensors_file = folder / SETTINGS_FILE, folder / TENSORS_FILE
+        for file in (settings_file, tensors_file):
+            if not file.is_file():
+                raise CheckpointError(f"{folder} uses an n-gram channel (config.json ngram_weight > 0) but has no "
+                                      f"{file.name}: the model folder is incomplete")  # fmt: skip
+        try:
+            settings = json.loads(settings_file.read_text(encoding="utf-8"))
+            tensors = load_file(str(tensors_file))
+            blocks = [
+                FeatureBlock(b["analyzer"], (int(b["ngram_range"][0]), int(b["ngram_range"][1])), b["token_pattern"],
+                             list(b["vocabulary"]), tensors[f"idf.{i}"].astype(np.float64))
+                for i, b in enumerate(settings["blocks"])
+            ]  # fmt: skip
+            channel = cls(list(settings["labels"]), bool(settings["multi_label"]), blocks,
+                          tensors["weight"].astype(np.float64), tensors["bias"].astype(np.float64),
+                          str(settings.get("detail", "")))  # fmt: skip
+        except (json.JSONDecodeError, UnicodeDecodeError, SafetensorError, OSError, KeyError, TypeError,
+                ValueError, IndexError) as e:  # fmt: skip
+            raise CheckpointError(f"{folder}'s n-gram channel cannot be read ({type(e).__name__}: {e})") from e
+        channel.check(labels)
+        return channel
+
+    def check(self, labels: Sequence[str]) -> None:
+        """Raise CheckpointError unless the shapes agree with each other and the labels with ``labels``."""
+        sizes = [len(b.vocabulary) for b in self.blocks]
+        problems = []
+        if list(labels) != self.labels:
+            problems.append(f"its labels {self.labels} differ from the classifier's {list(labels)}")
+        if self.weight.shape != (len(self.labels), sum(sizes)):
+            problems.append(f"weight has shape {self.weight.shape}, expected {(len(self.labels), sum(sizes))}")
+        if self.bias.shape != (len(self.labels),):
+            problems.append(f"bias has shape {self.bias.shape}, expected {(len(self.labels),)}")
+        problems += [
+            f"block {i} has {len(b.idf)} idf values for {len(b.vocabulary)} terms"
+            for i, b in enumerate(self.blocks)
+            if b.idf.shape != (len(b.vocabulary),)
+        ]
+        if problems:
+            raise CheckpointError("the n-gram channel does not fit: " + "; ".join(problems))
+
+
+def fuse(encoder: np.ndarray, ngram: np.ndarray, weight: float) -> np.ndarray:
+    """(N, L) fused probabilities: (1 − weight) · encoder + weight · ngram."""
+    return (1.0 - weight) * encoder + weight * ngram

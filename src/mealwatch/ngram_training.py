@@ -1,0 +1,128 @@
+"""Fitting the n-gram channel (``ngram_channel``) and choosing its fusion weight on validation.
+
+The channel is fitted with the TF-IDF baseline's rule (``baselines.tuned_logistic``: balanced class
+weights, C chosen by validation macro-F1); the weight w of
+
+    p = (1 − w) · p_encoder + w · p_ngram
+
+is the one in ``WEIGHT_GRID`` whose fused validation probabilities give the best macro-F1 (multi-label:
+with the thresholds tuned on them, as training tunes them); ties go to the smaller weight, so a channel
+that adds nothing is not kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .ngram_channel import FEATURES, FeatureBlock, NgramChannel, fuse
+
+if TYPE_CHECKING:
+    from .pipeline import Pipeline
+    from .training import LabelledTexts
+
+#: the fusion weights tried on validation (ties go to the smaller weight: the encoder alone first)
+WEIGHT_GRID = tuple(round(0.1 * k, 1) for k in range(9))
+#: logit given to a label the training split never showed (single-label data): probability ~0
+ABSENT_LOGIT = -30.0
+
+
+def fit_ngram_channel(train: "LabelledTexts", validation: "LabelledTexts") -> NgramChannel:
+    """The channel fitted on ``train`` (vocabularies, idf, logistic regression with C chosen on ``validation``)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from .baselines import tuned_logistic
+
+    blocks = []
+    for analyzer, ngram_range, pattern in FEATURES:
+        block = FeatureBlock(analyzer, ngram_range, pattern, [], np.zeros(0))
+        vectorizer = TfidfVectorizer(**block.vectorizer_options(), sublinear_tf=True).fit(train.texts)
+        block.vocabulary = [""] * len(vectorizer.vocabulary_)
+        for term, column in vectorizer.vocabulary_.items():
+            block.vocabulary[column] = term
+        block.idf = vectorizer.idf_.astype(np.float64)
+        blocks.append(block)
+    channel = NgramChannel(list(train.label_set), train.multi_label, blocks, np.zeros((0, 0)), np.zeros(0))
+    model, _, detail = tuned_logistic(
+        channel.features(train.texts), train, channel.features(validation.texts), validation, False
+    )  # fmt: skip
+    channel.weight, channel.bias = linear_layer(model, len(channel.labels), train.multi_label)
+    channel.detail = detail
+    return channel
+
+
+def linear_layer(model: Any, n_labels: int, multi_label: bool) -> tuple[np.ndarray, np.ndarray]:
+    """W (L, F) and b (L,) of a fitted logistic regression (one-vs-rest for multi-label), in label order.
+
+    Multi-label: row j is label j's binary model (a label constant in train: zero weights, the logit of
+    its constant probability). Single-label: softmax logits; a binary model's one row becomes [0; w]; a label
+    absent from train gets ``ABSENT_LOGIT``.
+    """
+    if multi_label:
+        rows, biases = [], []
+        for estimator in model.estimators_:
+            if hasattr(estimator, "coef_"):
+                rows.append(np.asarray(estimator.coef_, dtype=np.float64).ravel())
+                biases.append(float(np.ravel(estimator.intercept_)[0]))
+            else:  # a label that is always (or never) on in train: a constant probability
+                n_features = model.n_features_in_
+                p = float(np.clip(estimator.predict_proba(np.zeros((1, n_features)))[0, 1], 1e-12, 1 - 1e-12))
+                rows.append(np.zeros(n_features))
+                biases.append(float(np.log(p / (1 - p))))
+        return np.stack(rows), np.array(biases)
+    coef, intercept = np.asarray(model.coef_, dtype=np.float64), np.asarray(model.intercept_, dtype=np.float64)
+    if coef.shape[0] == 1:  # binary: P(class 1) = sigmoid(z) = softmax([0, z])[1]
+        coef, intercept = np.vstack([np.zeros_like(coef), coef]), np.concatenate([[0.0], intercept])
+    weight = np.zeros((n_labels, coef.shape[1]))
+    bias = np.full(n_labels, ABSENT_LOGIT)
+    weight[model.classes_], bias[model.classes_] = coef, intercept
+    return weight, bias
+
+
+
+@dataclass
+class FusionChoice:
+    """The fusion weight kept, the thresholds that go with it, and the validation macro-F1 of every weight tried."""
+
+    weight: float
+    thresholds: list[float] | None  # multi-label: tuned for the fused probabilities
+    scores: dict[float, float]
+
+    def summary(self) -> str:
+        tried = ", ".join(f"{w:g}: {s:.4f}" for w, s in self.scores.items())
+        return f"n-gram channel weight {self.weight:g} (validation macro-F1 by weight: {tried})"
+
+
+def choose_weight(
+    encoder_probabilities: np.ndarray, ngram_probabilities: np.ndarray, targets: np.ndarray, multi_label: bool
+) -> FusionChoice:
+    """The weight in ``WEIGHT_GRID`` whose fused validation probabilities score the best macro-F1
+    (multi-label: with thresholds tuned on them, as training does); ties go to the smaller weight."""
+    from sklearn.metrics import f1_score
+
+    from .decisions import as_targets, decide
+    from .training import tune_thresholds
+
+    scores: dict[float, float] = {}
+    best: FusionChoice | None = None
+    for w in WEIGHT_GRID:
+        fused = fuse(encoder_probabilities, ngram_probabilities, w)  # (N, L)
+        thresholds = tune_thresholds(fused, targets) if multi_label else None
+        decided = as_targets(decide(fused, multi_label=multi_label, thresholds=thresholds), multi_label)
+        scores[w] = float(f1_score(targets, decided, average="macro", zero_division=0))
+        if best is None or scores[w] > scores[best.weight] + 1e-12:
+            best = FusionChoice(w, thresholds, scores)
+    assert best is not None
+    return best
+
+
+def add_ngram_channel(pipeline: "Pipeline", train_set: LabelledTexts, validation_set: LabelledTexts) -> FusionChoice:
+    """Fit the n-gram channel on train and fuse it at the weight validation macro-F1 prefers (0: the encoder alone)."""
+    encoder_probabilities = pipeline.probabilities(list(validation_set.texts)).numpy()  # (N, L)
+    channel = fit_ngram_channel(train_set, validation_set)
+    ngram_probabilities = channel.probabilities(validation_set.texts)  # (N, L)
+    choice = choose_weight(encoder_probabilities, ngram_probabilities, validation_set.targets(), pipeline.multi_label)
+    pipeline.fuse_ngram_channel(channel, choice.weight, choice.thresholds)
+    return choice
