@@ -14,8 +14,9 @@ macro-F1). Its probabilities are fused with the encoder's:
 
 with the weight ``w`` chosen on the validation split (``ngram_training``: fitting, and the weight; 0
 switches the channel off) and the decision thresholds tuned again for the fused probabilities. The encoder
-stays the model; the channel is features beside it, not a replacement. Saved next to the classifier as ``ngram_channel.json`` (settings,
-labels, vocabularies) and ``ngram_channel.safetensors`` (idf, W, b): no pickles.
+stays the model; the channel is features beside it, not a replacement. Saved next to the classifier as
+``ngram_channel.json`` (settings, labels, vocabularies) and ``ngram_channel.safetensors`` (idf, W, b): no
+pickles.
 """
 
 from __future__ import annotations
