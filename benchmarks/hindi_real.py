@@ -56,6 +56,8 @@ def run_one(name: str, folder: Path, args: argparse.Namespace) -> list[str]:
         scripts = ", ".join(f"{s} {m['macro_f1']:.3f} (n={m['n']})" for s, m in (r.by_script or {}).items())
         if method != "TF-IDF + LR" and training.encoder_path:
             method += " (adapted)"
+        if method != "TF-IDF + LR" and result.fusion and result.fusion.weight > 0:
+            method += f" + n-gram channel (weight {result.fusion.weight:g})"
         rows.append(f"| {name} | {method} | {r.macro_f1:.4f} | {r.subset_accuracy:.4f} | {scripts} | {review} | "
                     f"{secs:.0f} | {'>= ' + str(TARGETS[name]) if method != 'TF-IDF + LR' else ''} |")  # fmt: skip
     print(f"{name}: best epoch {result.best_epoch} of {len(result.history)}", file=sys.stderr)

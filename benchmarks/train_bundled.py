@@ -71,6 +71,8 @@ def main() -> None:
     for h in finished.result.history:
         print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, validation macro-F1 {h['validation_macro_f1']:.4f}")
     print(f"best epoch {finished.result.best_epoch}; thresholds {finished.result.pipeline.config.thresholds}")
+    fusion = finished.result.fusion
+    print(fusion.summary() if fusion else "n-gram channel: not fitted")
     print(f"model saved to {finished.folder}; adapted encoder: {finished.adapted_encoder or 'none'}")
     report = finished.report
     print(f"wall time (reading data, adapting the encoder, training, saving, test report): {seconds:.0f} s   "

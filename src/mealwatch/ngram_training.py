@@ -12,6 +12,7 @@ that adds nothing is not kept.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,14 +30,20 @@ WEIGHT_GRID = tuple(round(0.1 * k, 1) for k in range(9))
 ABSENT_LOGIT = -30.0
 
 
-def fit_ngram_channel(train: "LabelledTexts", validation: "LabelledTexts") -> NgramChannel:
-    """The channel fitted on ``train`` (vocabularies, idf, logistic regression with C chosen on ``validation``)."""
+def fit_ngram_channel(
+    train: "LabelledTexts",
+    validation: "LabelledTexts",
+    *,
+    features: Sequence[tuple[str, tuple[int, int], str | None]] = FEATURES,
+) -> NgramChannel:
+    """The channel fitted on ``train`` (vocabularies, idf, logistic regression with C chosen on ``validation``);
+    ``features``: the blocks as (analyzer, n-gram range, word pattern)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     from .baselines import tuned_logistic
 
     blocks = []
-    for analyzer, ngram_range, pattern in FEATURES:
+    for analyzer, ngram_range, pattern in features:
         block = FeatureBlock(analyzer, ngram_range, pattern, [], np.zeros(0))
         vectorizer = TfidfVectorizer(**block.vectorizer_options(), sublinear_tf=True).fit(train.texts)
         block.vocabulary = [""] * len(vectorizer.vocabulary_)
@@ -79,7 +86,6 @@ def linear_layer(model: Any, n_labels: int, multi_label: bool) -> tuple[np.ndarr
     bias = np.full(n_labels, ABSENT_LOGIT)
     weight[model.classes_], bias[model.classes_] = coef, intercept
     return weight, bias
-
 
 
 @dataclass

@@ -1,0 +1,75 @@
+"""Does the n-gram channel help a trained model? Validation macro-F1 of the encoder alone and fused, per weight.
+
+Loads a model trained on the bundled complaints (its encoder's probabilities only: a channel the model already
+has is set aside), fits the n-gram channel on the training split for each word pattern (scikit-learn's default
+``\\w\\w+`` and mealwatch's Devanagari-aware ``WORD_PATTERN``), and prints, on the VALIDATION split only, the
+channel alone, the fused macro-F1 at every weight of ``ngram_training.WEIGHT_GRID``, the weight validation
+chooses, and the fused macro-F1 per script at that weight. Nothing here reads the test split.
+
+    python benchmarks/ngram_channel.py --model runs/<name> [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+DEFAULT_PATTERN = r"(?u)\b\w\w+\b"
+
+
+def macro_f1(targets: np.ndarray, probabilities: np.ndarray, thresholds, multi_label: bool) -> float:
+    from sklearn.metrics import f1_score
+
+    from mealwatch.decisions import as_targets, decide
+
+    decided = as_targets(decide(probabilities, multi_label=multi_label, thresholds=thresholds), multi_label)
+    return float(f1_score(targets, decided, average="macro", zero_division=0))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True, help="a model folder trained on the bundled complaints")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+
+    from mealwatch import ngram_channel
+    from mealwatch.data import read_splits
+    from mealwatch.ngram_training import choose_weight, fit_ngram_channel
+    from mealwatch.pipeline import Pipeline
+
+    splits = read_splits(None)
+    train, validation = splits["train"], splits["validation"]
+    pipeline = Pipeline.load(args.model)
+    thresholds = pipeline.encoder_thresholds()
+    pipeline.fuse_ngram_channel(None, 0.0, None)  # the encoder's own probabilities
+    pipeline.config.thresholds = thresholds
+    encoder = pipeline.probabilities(validation.texts).numpy()  # (N, L)
+    targets, scripts = validation.targets(), np.array(validation.scripts())
+    print(f"model {args.model}; validation {len(validation)} texts")
+    print(f"encoder alone (its own thresholds): validation macro-F1 "
+          f"{macro_f1(targets, encoder, thresholds, pipeline.multi_label):.4f}")  # fmt: skip
+    print("| word pattern | channel alone | fused, by weight | chosen weight | fused, by script |")
+    print("|---|---|---|---:|---|")
+    for name, pattern in (("scikit-learn default", DEFAULT_PATTERN), ("Devanagari-aware", ngram_channel.WORD_PATTERN)):
+        features = tuple((a, r, pattern if a == "word" else None) for a, r, _ in ngram_channel.FEATURES)
+        started = time.perf_counter()
+        channel = fit_ngram_channel(train, validation, features=features)
+        seconds = time.perf_counter() - started
+        ngram = channel.probabilities(validation.texts)  # (N, L)
+        choice = choose_weight(encoder, ngram, targets, pipeline.multi_label)
+        fused = ngram_channel.fuse(encoder, ngram, choice.weight)
+        by_script = ", ".join(
+            f"{s} {macro_f1(targets[scripts == s], fused[scripts == s], choice.thresholds, pipeline.multi_label):.4f}"
+            for s in sorted(set(scripts))
+        )
+        per_weight = ", ".join(f"{w:g}: {f:.4f}" for w, f in choice.scores.items())
+        print(f"| {name} | {channel.detail} | {per_weight} | {choice.weight:g} | {by_script} |")
+        print(f"  ({name}: channel fitted in {seconds:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
