@@ -122,6 +122,7 @@ def test_explain_completeness_and_contents(tiny_config, tokenizer, multi_label, 
         assert len(e.attributions[label]) == len(e.words)
         change = e.probabilities[label] - e.baseline_probabilities[label]
         assert e.probabilities[label] == pytest.approx(prediction.probabilities[label], abs=1e-5)
+        assert e.encoder_probabilities[label] == pytest.approx(e.probabilities[label], abs=1e-5)  # no n-gram channel
         assert abs(sum(e.attributions[label]) - change) <= 0.05 * abs(change) + 1e-6
         assert e.delta[label] == pytest.approx(sum(e.attributions[label]) - change, abs=1e-6)
     assert sum(e.rollout) + e.rollout_special == pytest.approx(1.0, abs=1e-5)

@@ -193,3 +193,16 @@ def test_hf_export_of_a_fused_model_carries_the_encoder_thresholds_and_says_so(f
     config = json.loads((out / "config.json").read_text())
     assert config["mealwatch"]["thresholds"] == [0.5] * 4 and config["mealwatch"]["ngram_channel"] == NGRAM_NOTE
     assert NGRAM_NOTE in (out / "README.md").read_text()
+
+
+def test_explanations_of_a_fused_model_explain_the_encoder_and_say_so(fused_pipeline):
+    from mealwatch.explain.explanation import explain
+
+    pipeline, encoder_alone, _ = fused_pipeline
+    e = explain(pipeline, TEXTS[0], steps=32)
+    fused = pipeline.predict([TEXTS[0]])[0].probabilities
+    for label in e.predicted:
+        assert e.probabilities[label] == pytest.approx(fused[label], abs=1e-6)
+        assert e.encoder_probabilities[label] == pytest.approx(encoder_alone[0, LABELS.index(label)], abs=1e-5)
+        change = e.encoder_probabilities[label] - e.baseline_probabilities[label]
+        assert e.delta[label] == pytest.approx(sum(e.attributions[label]) - change, abs=1e-6)

@@ -19,7 +19,7 @@ vector averages every token's final vector. It is merged to words by summing ove
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .methods import attribute
@@ -38,7 +38,7 @@ class Explanation:
     text: str
     words: list[str]  # the text's words (no [CLS]/[SEP])
     predicted: list[str]  # the labels the classifier predicts, each explained below
-    probabilities: dict[str, float]  # every label's probability
+    probabilities: dict[str, float]  # every label's probability (fused with the n-gram channel, if the model has one)
     attributions: dict[str, list[float]]  # predicted label -> per-word integrated gradients of P(label)
     baseline_probabilities: dict[str, float]  # predicted label -> P(label) at the baseline
     delta: dict[str, float]  # predicted label -> Σ attributions − (P(text) − P(baseline))
@@ -49,6 +49,7 @@ class Explanation:
     baseline: str = BASELINE
     target: str = "probability"
     truncated: bool = False
+    encoder_probabilities: dict[str, float] = field(default_factory=dict)  # predicted label -> the encoder's P(label)
 
     @property
     def labels(self) -> list[str]:
@@ -72,6 +73,7 @@ class Explanation:
             "baseline": self.baseline,
             "target": self.target,
             "truncated": self.truncated,
+            "encoder_probabilities": {k: r(v) for k, v in self.encoder_probabilities.items()},
         }
 
 
@@ -101,6 +103,7 @@ def explain_batch(pipeline: "Pipeline", texts: Sequence[str], steps: int = 50) -
                 rollout_row="[CLS]" if pipeline.config.pooling == "cls" else "mean of all token rows",
                 steps=steps,
                 truncated=g.truncated,
+                encoder_probabilities=dict(g.output or {}),
             )
         )
     return explanations

@@ -40,7 +40,8 @@ def integrated(pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[
                   for k, label in enumerate(wanted)}  # fmt: skip
         delta = {label: float(ig.delta[i, k]) for k, label in enumerate(wanted)}
         base = {label: float(ig.baseline_output[i, k]) for k, label in enumerate(wanted)}
+        at_text = {label: float(ig.output[i, k]) for k, label in enumerate(wanted)}
         out.append(WordScores("ig", list(batch.words[i]), list(batch.word_spans[i]), scores, NOTE,
                               truncated=batch.truncated[i], steps=steps, delta=delta,
-                              baseline_output=base))  # fmt: skip
+                              baseline_output=base, output=at_text))  # fmt: skip
     return out

@@ -22,6 +22,7 @@ class WordScores:
     steps: int | None = None  # integration steps (ig only)
     delta: dict[str, float] | None = None  # ig only: Σ scores − (F(text) − F(baseline))
     baseline_output: dict[str, float] | None = None  # ig only: F(baseline) per label
+    output: dict[str, float] | None = None  # ig only: F(text) per label (the encoder's probability)
 
     def flat_labels(self) -> list[str]:
         """Labels whose scores are all (near) zero: the method found no clear signal for them."""

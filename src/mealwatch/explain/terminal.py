@@ -139,9 +139,12 @@ def print_explanation(explanation: Explanation, top: int = 8, console: Console |
         for i in order:
             table.add_row(label_of(e.words, i), f"{values[i]:+.4f}", f"{e.rollout[i]:.3f}")
         out.print(table)
-        change = e.probabilities[label] - e.baseline_probabilities[label]
+        at_text = e.encoder_probabilities.get(label, e.probabilities[label])
+        change = at_text - e.baseline_probabilities[label]
+        fused = abs(at_text - e.probabilities[label]) >= 5e-5
+        whose = " (the encoder's; the decision fuses it with the n-gram channel)" if fused else ""
         out.print(
-            f"Σ importance {sum(values):+.4f} = P(text) {e.probabilities[label]:.4f} − P(baseline) "
+            f"Σ importance {sum(values):+.4f} = P(text){whose} {at_text:.4f} − P(baseline) "
             f"{e.baseline_probabilities[label]:.4f} ({change:+.4f}), convergence delta {e.delta[label]:+.5f}"
         )
     out.print()
