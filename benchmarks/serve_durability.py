@@ -8,8 +8,8 @@ combining marks; a marker inside it) with its own Idempotency-Key. A client that
 5xx) sends the SAME request with the SAME key again until the server answers. During the load the script
 SIGKILLs the server --kills times at spread-out moments, checks the SQLite file with `PRAGMA integrity_check`
 while the server is down, and restarts it on the same log and port. When the load is over, every acknowledged
-request is sent once more with its key: it must get its first answer back (``Idempotent-Replayed: true``, the
-same id) and save nothing.
+request is sent once more with its key: it must get the acknowledged answer back byte for byte
+(``Idempotent-Replayed: true``) and save nothing.
 
 At the end, read back through the log's own interface (mealwatch.log.open_log): every acknowledged complaint
 (a 2xx answer received) must be there exactly once, its text byte-identical and its id the one the answer gave;
@@ -69,6 +69,7 @@ class Sent:
     statuses: list[int] = field(default_factory=list)  # every answer's status, in order
     acknowledged: bool = False
     answer_id: int | None = None
+    answer: bytes = b""  # the acknowledged answer's body
     replayed: bool = False
     gave_up: bool = False
 
@@ -100,7 +101,7 @@ def request_body(s: Sent, explain: str) -> dict:
 
 def replay_all(acked: list[Sent], url: str, clients: int, explain: str) -> Counter:
     """Every acknowledged request sent once more with its key, after the last restart: how many were answered
-    with the first answer's id and ``Idempotent-Replayed: true`` ("same"), and how many otherwise."""
+    with the acknowledged answer, byte for byte, and ``Idempotent-Replayed: true`` ("same"), how many otherwise."""
     outcomes: Counter = Counter()
     lock = threading.Lock()
 
@@ -109,7 +110,7 @@ def replay_all(acked: list[Sent], url: str, clients: int, explain: str) -> Count
             for s in part:
                 r = http.post("/api/classify", json=request_body(s, explain), headers={"Idempotency-Key": s.key})
                 same = (r.status_code == 200 and r.headers.get("idempotent-replayed") == "true"
-                        and r.json()["id"] == s.answer_id)  # fmt: skip
+                        and r.content == s.answer)  # fmt: skip
                 with lock:
                     outcomes["same" if same else f"{r.status_code} {r.headers.get('idempotent-replayed')}"] += 1
 
@@ -179,7 +180,7 @@ def main() -> int:
                         else:
                             s.statuses.append(r.status_code)
                             if 200 <= r.status_code < 300:
-                                s.acknowledged, s.answer_id = True, r.json()["id"]
+                                s.acknowledged, s.answer_id, s.answer = True, r.json()["id"], r.content
                                 s.replayed = r.headers.get("idempotent-replayed") == "true"
                                 break
                             if r.status_code < 500:  # refused: a defect of the request or the service
@@ -259,7 +260,7 @@ def main() -> int:
         ("missing (acknowledged, no row)", len(missing)),
         ("unacknowledged: saved once / not saved", f"{len(unacked_saved)} / {len(unacked) - len(unacked_saved)}"),
         ("5xx answers", server_errors),
-        ("acknowledged sent again after the last restart: same answer, replayed", replays["same"]),
+        ("acknowledged sent again after the last restart: same bytes, replayed", replays["same"]),
         ("  otherwise", sum(n for k, n in replays.items() if k != "same")),
         ("refused (4xx) / given up", f"{len(refused)} / {len(gave_up)}"),
         ("rows without this run's marker", foreign),
