@@ -14,7 +14,7 @@ from test_serve_api import local_client, model_dir, predictor  # noqa: F401 - th
 
 from mealwatch.accounts import AccountError, LoginLimiter, hash_password, parse_districts, secret_hash
 from mealwatch.cli import main
-from mealwatch.log import to_stored_time
+from mealwatch.log import open_log, to_stored_time
 from mealwatch.serve import create_app
 from mealwatch.serve.auth import AccountSettings
 
@@ -312,6 +312,72 @@ def test_serve_with_accounts_and_no_admin_says_how_to_create_one(tmp_path, capsy
     err = capsys.readouterr().err
     assert "accounts are on but the log has no enabled admin: create one with `mealwatch users add NAME --role " \
            f"admin --districts '*' --db {db}`" in err  # fmt: skip
+
+
+class Terminal(io.StringIO):
+    """stdin as a person at a terminal types it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def serve_without_listening(monkeypatch, *args: str) -> int:
+    """`mealwatch serve ARGS` up to the point where it would listen (uvicorn.run does nothing)."""
+    import socket
+
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: None)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return main(["serve", *args, "--port", str(port)])
+
+
+def test_serve_without_accounts_prints_how_to_turn_them_on(tmp_path, capsys, monkeypatch, model_dir):  # noqa: F811
+    db = str(tmp_path / "my log.db")
+    assert serve_without_listening(monkeypatch, "--model", str(model_dir), "--db", db) == 0
+    out = capsys.readouterr().out
+    assert "no accounts: a single-user tool on this machine; to require logins, create an admin with " \
+           f"`mealwatch users add NAME --role admin --districts '*' --db '{db}'` and start again\n" in out  # fmt: skip
+
+
+def test_serve_on_a_terminal_asks_for_the_first_admin(tmp_path, capsys, monkeypatch, model_dir):  # noqa: F811
+    db = str(tmp_path / "log.db")
+    typed = iter(["asha-admin-pass", "asha-admin-pass"])
+    monkeypatch.setattr("getpass.getpass", lambda prompt: next(typed))
+    monkeypatch.setattr("sys.stdin", Terminal("asha\n"))
+    assert serve_without_listening(monkeypatch, "--model", str(model_dir), "--db", db, "--accounts") == 0
+    out = capsys.readouterr().out
+    assert "accounts are on but the log has no enabled admin: create the first one now" in out
+    assert "added admin 'asha' for every district\n" in out and "accounts on: log in at /login" in out
+    log = open_log(db)
+    try:
+        assert [(u["name"], u["role"], u["districts"], u["disabled"]) for u in log.users()] == [
+            ("asha", "admin", ["*"], False)
+        ]
+        assert [(e["actor"], e["action"], e["target"]) for e in log.audit_entries().items] == [
+            ("(command line)", "user_add", "user asha")
+        ]
+    finally:
+        log.close()
+    with local_client(create_app(model_dir, db)) as client:  # the password typed is the admin's
+        assert client.post("/api/login", json={"name": "asha", "password": "asha-admin-pass"}).status_code == 200
+
+
+def test_serve_on_a_terminal_refuses_a_bad_first_admin(tmp_path, capsys, monkeypatch, model_dir):  # noqa: F811
+    db = str(tmp_path / "log.db")
+    for stdin, passwords, message in (
+        ("asha\n", ["asha-admin-pass", "something-else"], "the two passwords differ"),
+        ("", [], "no admin was created: create one with `mealwatch users add NAME --role admin"),
+        ("asha\n", ["short", "short"], "the password is too short"),
+    ):
+        typed = iter(passwords)
+        monkeypatch.setattr("getpass.getpass", lambda prompt: next(typed))
+        monkeypatch.setattr("sys.stdin", Terminal(stdin))
+        assert serve_without_listening(monkeypatch, "--model", str(model_dir), "--db", db, "--accounts") == 2
+        assert message in capsys.readouterr().err
+    log = open_log(db)
+    assert log.users() == [] and log.audit_entries().total == 0
+    log.close()
 
 
 def test_with_accounts_another_host_needs_no_allow_remote():

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import socket
+import sys
 from pathlib import Path
 
 
@@ -118,9 +120,18 @@ def check_remote(host: str, reason: str | None, trusted_hosts: list[str], accoun
     return names
 
 
+def add_admin_command(db: str) -> str:
+    """The command that creates an admin of every district in the log ``db``."""
+    from mealwatch.runs import default_log_path
+
+    where = f" --db {shlex.quote(db)}" if db != str(default_log_path()) else ""
+    return f"mealwatch users add NAME --role admin --districts '*'{where}"
+
+
 def check_accounts(args: argparse.Namespace) -> bool:
-    """Whether accounts are on (--accounts, or a user in the log); with them on and no enabled admin, UserError
-    saying how to add one."""
+    """Whether accounts are on (--accounts, or a user in the log). With them on and no enabled admin: on a
+    terminal, the first admin is asked for and added; otherwise (a service manager, a script) UserError saying
+    how to add one."""
     from mealwatch.cli import UserError
     from mealwatch.log import open_log
     from mealwatch.runs import default_log_path
@@ -130,15 +141,33 @@ def check_accounts(args: argparse.Namespace) -> bool:
     try:
         on = args.accounts or log.has_users()
         if on and log.count_users("admin") == 0:
-            db = f" --db {args.db}" if args.db != str(default_log_path()) else ""
-            raise UserError(
-                "accounts are on but the log has no enabled admin: create one with "
-                f"`mealwatch users add NAME --role admin --districts '*'{db}` (it asks for the password), then "
-                "start again"
-            )
+            if not sys.stdin.isatty():
+                raise UserError(
+                    f"accounts are on but the log has no enabled admin: create one with `{add_admin_command(args.db)}` "
+                    "(it asks for the password), then start again"
+                )
+            first_admin(log, args.db)
     finally:
         log.close()
     return on
+
+
+def first_admin(log, db: str) -> None:
+    """Ask on the terminal for the first admin (every district) and add them; UserError when none is given."""
+    from mealwatch.cli import UserError
+    from mealwatch.cli.users import add_user, read_password
+
+    print(
+        "accounts are on but the log has no enabled admin: create the first one now (an admin of every district; "
+        f"Ctrl-C stops; later: `{add_admin_command(db)}`)"
+    )
+    try:
+        name = input("admin name: ")
+        user = add_user(log, name, "admin", "*", lambda: read_password(False))
+    except (EOFError, KeyboardInterrupt):
+        print()
+        raise UserError(f"no admin was created: create one with `{add_admin_command(db)}`, then start again") from None
+    print(f"added admin {user['name']!r} for every district")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -212,6 +241,11 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"WARNING: listening on {args.host} without accounts ({args.allow_remote}); anyone who reaches "
             f"port {args.port} can read and change the complaint log; answering to: {', '.join(trusted)}"
+        )
+    else:
+        print(
+            "no accounts: a single-user tool on this machine; to require logins, create an admin with "
+            f"`{add_admin_command(args.db)}` and start again"
         )
     rules_shown = ", ".join(r.name for r in service.alerts.rules)
     print(

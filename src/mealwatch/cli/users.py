@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 
 def add_db_argument(p: argparse.ArgumentParser) -> None:
@@ -64,20 +65,29 @@ def read_password(from_stdin: bool) -> str:
     return first
 
 
-def run(args: argparse.Namespace) -> int:
+def add_user(log, name: str, role: str, districts: str, password: Callable[[], str]) -> dict:
+    """Add a user to ``log`` (the password asked for by ``password()`` once the name and districts are checked),
+    audited as added on the command line; the user. UserError when a value is refused."""
     from mealwatch.accounts import AccountError, check_name, hash_password, parse_districts
+    from mealwatch.cli import UserError
+
+    try:
+        name, places = check_name(name), parse_districts(districts)
+        password_hash = hash_password(password())
+    except AccountError as e:
+        raise UserError(str(e)) from None
+    user = log.add_user(name, password_hash, role, places)
+    log.audit("(command line)", "user_add", f"user {user['name']}", {"role": role, "districts": places})
+    return user
+
+
+def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
     log = open_accounts_log(args.db)
     try:
         if args.verb == "add":
-            try:
-                name, districts = check_name(args.name), parse_districts(args.districts)
-                password_hash = hash_password(read_password(args.password_stdin))
-            except AccountError as e:
-                raise UserError(str(e)) from None
-            user = log.add_user(name, password_hash, args.role, districts)
-            log.audit("(command line)", "user_add", f"user {user['name']}", {"role": args.role, "districts": districts})
+            user = add_user(log, args.name, args.role, args.districts, lambda: read_password(args.password_stdin))
             print(f"added {user['role']} {user['name']!r} for {', '.join(user['districts'])}")
         elif args.verb == "list":
             rows = log.users()
