@@ -124,8 +124,9 @@ class Batcher:
             if self._closed:
                 raise Overloaded("the service is stopping: try again in a moment")
             if self._waiting_texts and self._waiting_texts + len(job.texts) > self.max_waiting:
+                n = self._waiting_texts
                 raise Overloaded(
-                    f"{self._waiting_texts:,} complaints are waiting for the model already (the limit is "
+                    f"{n:,} complaint{' is' if n == 1 else 's are'} waiting for the model already (the limit is "
                     f"{self.max_waiting:,}): try again in {RETRY_AFTER_S} seconds"
                 )
             self._waiting_texts += len(job.texts)
