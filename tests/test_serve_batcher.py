@@ -359,3 +359,20 @@ def test_a_request_whose_client_went_away_is_dropped_before_its_pass(tiny_predic
         blocked.released.set()
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_serve_command_refuses_bad_batching_flags_in_one_line(capsys):
+    from mealwatch.cli import main
+
+    assert main(["serve", "--batch-wait-ms", "-1"]) == 2
+    assert "--batch-wait-ms must be between 0 and 1000 milliseconds, not -1" in capsys.readouterr().err
+    assert main(["serve", "--batch-wait-ms", "5000"]) == 2
+    assert "--batch-wait-ms must be between 0 and 1000 milliseconds, not 5000" in capsys.readouterr().err
+    assert main(["serve", "--batch-tokens", "0"]) == 2
+    assert "--batch-tokens must be at least 1, not 0" in capsys.readouterr().err
+    assert main(["serve", "--batch-wait-ms", "nan"]) == 2
+    assert "--batch-wait-ms must be between 0 and 1000 milliseconds, not nan" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--batch-wait-ms", "soon"])
+    assert stopped.value.code == 2
+    assert "argument --batch-wait-ms: invalid float value: 'soon'" in capsys.readouterr().err

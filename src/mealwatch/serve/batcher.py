@@ -262,7 +262,10 @@ class Batcher:
                 job.future.set_exception(e)
             return
         if self._on_pass is not None:
-            self._on_pass(Pass(texts, lengths))
+            try:
+                self._on_pass(Pass(texts, lengths))
+            except Exception:  # noqa: BLE001 - an observer's failure is not the requests'
+                log.exception("the batcher's on_pass callback failed")
         for (job, i), result in zip(chosen, results):
             job.results[i] = result
         for job in {id(job): job for job, _ in chosen}.values():
