@@ -210,7 +210,9 @@ def main() -> int:
     print(f"{len(texts)} distinct complaint texts, mean {statistics.fmean(map(len, texts)):.0f} characters")
     print(f"load average (1, 5, 15 min) at the start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     offline, mode = offline_rate(model, texts, args.offline_count, args.precision, repeats=3)
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server_log = work / "server.log"  # a file, not a pipe: a pipe nobody reads fills up and stops the server
+    out = open(server_log, "w", encoding="utf-8")
+    server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
     results: dict[int, dict] = {}
     failures: list[str] = []
     try:
@@ -221,7 +223,7 @@ def main() -> int:
                 break
             except httpx.HTTPError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    print("the server did not start:\n" + (server.stdout.read() if server.poll() is not None else ""))
+                    print("the server did not start:\n" + server_log.read_text(encoding="utf-8")[-4000:])
                     return 1
                 time.sleep(0.2)
         print(f"model version {health['model_version']}; log starts with {health['complaints_stored']} complaints")
@@ -241,6 +243,7 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        out.close()
     log = open_log(db)  # read back through the log's interface, after the server has gone
     rows = log.count()
     log.close()
@@ -255,6 +258,8 @@ def main() -> int:
     print(f"\nnew rows in the log: {new} (expected {sent}); rows in the file after shutdown: {rows}")
     for why in failures[:5]:
         print("failure:", why)
+    if failures:
+        print(f"the server's output: {server_log}")
     ok = not failures and new == sent == sum(r["ok"] for r in results.values())
     print("OK: no errors, every request saved" if ok else "FAILED: requests failed or rows are missing")
     if 16 in results:
