@@ -376,3 +376,11 @@ def test_serve_command_refuses_bad_batching_flags_in_one_line(capsys):
         main(["serve", "--batch-wait-ms", "soon"])
     assert stopped.value.code == 2
     assert "argument --batch-wait-ms: invalid float value: 'soon'" in capsys.readouterr().err
+
+
+def test_token_counts_are_the_pieces_the_model_reads():
+    pipeline = tiny_classifier(0)
+    texts = ["ok", DIFFERENT_LENGTHS[3], DIFFERENT_LENGTHS[2], "worms 🙁 in the rice"]
+    counts = pipeline.token_counts(texts)
+    assert counts == pipeline.tokenize(texts).attention_mask.sum(dim=1).tolist()
+    assert counts[0] == 3 and counts[2] == pipeline.max_length  # [CLS] ok [SEP]; the long one is cut
