@@ -1,18 +1,22 @@
-"""Load test of `mealwatch serve`: many concurrent POST /api/classify (save=true) on this machine only.
+"""Load test of `mealwatch serve`: throughput and latency at 1, 16 and 64 clients beside offline batch prediction.
 
 Starts the server as a child process (`python -m mealwatch serve`, uvicorn) on 127.0.0.1 with a
 fresh complaint log (a SQLite file; --db postgresql://... measures a PostgreSQL log instead), then
-  1. one client, one request at a time (--single requests): the latency of one complaint;
-  2. --clients threads with httpx sending --requests requests in all, bounded by --max-seconds;
-checks that no request failed and that exactly that many new rows are in the log, and prints
-p50/p99 latency and throughput. Target: p50 <= 30 ms for one complaint on 2 cores, with the
-default per-word importance (gradient x input).
+  1. for each --clients count, sends saving POST /api/classify requests (save=true; per-word importance as
+     --explain, default none: the API's default) from that many client threads, one request at a time each;
+  2. before each client count and after the last, while the server is idle, measures the OFFLINE batch
+     throughput of the same model, in the same precision, on the same texts (`Pipeline.predict`, batch size
+     64) in this process: each service figure is compared with the mean of the offline figures just before
+     and after it, so that a change in the machine's load hits both alike;
+checks that no request failed and that exactly that many new rows are in the log, and prints a table of
+requests/s, p50 and p99 per client count, the ratio service/offline, and PASS/FAIL against issue 13's
+targets: with 16 clients >= 70 % of the offline throughput and p99 <= 250 ms.
 
-    python benchmarks/serve_load.py [--model runs/<name>] [--requests 2000] [--clients 16]
-    python benchmarks/serve_load.py --random-minilm     # no trained model yet: MiniLM with a random head
+    python benchmarks/serve_load.py --random-minilm            # MiniLM with a random head: a trained model's compute
+    python benchmarks/serve_load.py --model runs/<name> [--precision auto] [--batch-wait-ms 5] [--batch-tokens 2048]
     python benchmarks/serve_load.py --db postgresql://user:password@127.0.0.1:5432/mealwatch   # the log in PostgreSQL
 
-Only 127.0.0.1 is ever contacted.
+The clients run on the same machine (and cores) as the server. Only 127.0.0.1 is ever contacted.
 """
 
 from __future__ import annotations
@@ -124,30 +128,66 @@ def run_clients(url: str, texts: list[str], total: int, clients: int, explain: s
     return {"latencies": latencies, "failures": failures, "seconds": time.perf_counter() - t0}
 
 
-def report(name: str, run: dict) -> None:
+def cpu_name() -> str:
+    """``lscpu``'s model name (the CPU the figures belong to)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (lscpu failed)"
+    names = [line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name")]
+    return names[0] if names else "unknown"
+
+
+def offline_rate(pipeline, texts: list[str], count: int, repeats: int) -> float:
+    """Complaints/s of ``Pipeline.predict`` (batch size 64) on ``count`` of the texts, median of ``repeats``."""
+    batch = (texts * (count // len(texts) + 1))[:count]
+    rates = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        pipeline.predict(batch, batch_size=64)
+        rates.append(count / (time.perf_counter() - started))
+    print(f"offline: {count} texts, batch size 64, {pipeline.mode}: {', '.join(f'{r:.1f}' for r in rates)} texts/s")
+    return statistics.median(rates)
+
+
+def server_mode(server_log: Path) -> str:
+    """The mode the server's model runs in, from its start line (``running in ...``)."""
+    text = server_log.read_text(encoding="utf-8", errors="replace")
+    found = text.partition("running in ")[2].partition(")")[0]
+    return found or "unknown"
+
+
+def summary(run: dict) -> dict:
     lat = [x * 1000 for x in run["latencies"]]
-    if not lat:
-        print(f"{name}: no successful request")
-        return
-    print(
-        f"{name}: {len(lat)} ok, {len(run['failures'])} failed in {run['seconds']:.1f} s | "
-        f"p50 {statistics.median(lat):.1f} ms, p99 {percentile(lat, 0.99):.1f} ms, "
-        f"mean {statistics.fmean(lat):.1f} ms | "
-        f"{len(lat) / run['seconds']:.1f} requests/s"
-    )
+    return {
+        "ok": len(lat),
+        "failed": len(run["failures"]),
+        "rate": len(lat) / run["seconds"] if lat else 0.0,
+        "p50": statistics.median(lat) if lat else float("nan"),
+        "p99": percentile(lat, 0.99) if lat else float("nan"),
+        "mean": statistics.fmean(lat) if lat else float("nan"),
+        "seconds": run["seconds"],
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", help="a trained model folder (default: the latest run in runs/)")
     ap.add_argument("--random-minilm", action="store_true", help="use all-MiniLM-L6-v2 with a random head")
-    ap.add_argument("--requests", type=int, default=2000)
-    ap.add_argument("--clients", type=int, default=16)
-    ap.add_argument("--single", type=int, default=200, help="sequential one-client requests measured first (0: skip)")
-    ap.add_argument("--explain", choices=["grad", "none"], default="grad", help="per-word importance (default: grad)")
-    ap.add_argument("--max-seconds", type=float, default=900, help="stop sending after this long")
+    ap.add_argument("--clients", default="1,16,64", help="client counts, comma-separated (default: 1,16,64)")
+    ap.add_argument("--requests", type=int, default=2000, help="requests per client count above 1 (default: 2000)")
+    ap.add_argument("--single", type=int, default=300, help="requests with one client (default: 300)")
+    ap.add_argument("--explain", choices=["grad", "none"], default="none", help="per-word importance (default: none)")
+    ap.add_argument("--precision", default="fp32", help="the server's and the offline run's --precision (fp32)")
+    ap.add_argument("--batch-wait-ms", type=float, default=5.0, help="the server's --batch-wait-ms (default: 5)")
+    ap.add_argument("--batch-tokens", type=int, default=2048, help="the server's --batch-tokens (default: 2048)")
+    ap.add_argument("--max-batch", type=int, default=64, help="the server's --max-batch (default: 64)")
+    ap.add_argument("--offline-count", type=int, default=500, help="texts per offline run (default: 500)")
+    ap.add_argument("--offline-repeats", type=int, default=2, help="offline runs per measurement (default: 2)")
+    ap.add_argument("--max-seconds", type=float, default=300, help="stop sending after this long, per client count")
     ap.add_argument("--db", help="the complaint log: a postgresql:// URL (default: a new SQLite file in a temp folder)")
     args = ap.parse_args()
+    counts = [int(c) for c in args.clients.split(",") if c.strip()]
 
     work = Path(tempfile.mkdtemp(prefix="mealwatch-load-"))
     if args.random_minilm:
@@ -162,59 +202,89 @@ def main() -> int:
             return 2
     db, port = args.db or str(work / "complaints.db"), free_port()
     url = f"http://{HOST}:{port}"
-    command = [
-        sys.executable,
-        "-m",
-        "mealwatch",
-        "serve",
-        "--model",
-        str(model),
-        "--db",
-        db,
-        "--host",
-        HOST,
-        "--port",
-        str(port),
-    ]
-    print(f"model: {model}\nserver: {url}, torch threads = cores = {os.cpu_count()}, explain = {args.explain}")
+    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model), "--db", db, "--host", HOST,
+               "--port", str(port), "--precision", args.precision, "--batch-wait-ms", str(args.batch_wait_ms),
+               "--batch-tokens", str(args.batch_tokens), "--max-batch", str(args.max_batch)]  # fmt: skip
+    texts = complaint_texts()
+    print(f"CPU: {cpu_name()}; {os.cpu_count()} cores (torch threads = cores in the server and the offline run)")
+    print(f"model: {model}")
+    print(f"server: {url}, explain = {args.explain}, every request saves (save=true)")
+    print(f"batching: --batch-wait-ms {args.batch_wait_ms:g} --batch-tokens {args.batch_tokens} "
+          f"--max-batch {args.max_batch}; precision {args.precision}")  # fmt: skip
     print(f"complaint log: {redact(db)}")
+    print(f"{len(texts)} distinct complaint texts, mean {statistics.fmean(map(len, texts)):.0f} characters")
     print(f"load average (1, 5, 15 min) at the start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    from mealwatch.pipeline import Pipeline
+
+    pipeline = Pipeline.from_folder(model, precision=args.precision, log=lambda line: print("  " + line))
+    pipeline.predict(texts[:64])  # warm-up
+    offline: list[float] = []
+    server_log = work / "server.log"  # a file, not a pipe: a pipe nobody reads fills up and stops the server
+    out = open(server_log, "w", encoding="utf-8")
+    server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
+    results: dict[int, dict] = {}
+    failures: list[str] = []
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 180
         while True:
             try:
                 health = httpx.get(url + "/api/health", timeout=2.0).json()
                 break
             except httpx.HTTPError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    print("the server did not start:\n" + (server.stdout.read() if server.poll() is not None else ""))
+                    print("the server did not start:\n" + server_log.read_text(encoding="utf-8")[-4000:])
                     return 1
                 time.sleep(0.2)
         print(f"model version {health['model_version']}; log starts with {health['complaints_stored']} complaints")
-        texts = complaint_texts()
-        print(f"{len(texts)} distinct complaint texts, mean {statistics.fmean(map(len, texts)):.0f} characters")
-        run_clients(url, texts, 20, 1, args.explain, 60)  # warm-up (saved too; counted below)
-        if args.single:
-            single = run_clients(url, texts, args.single, 1, args.explain, args.max_seconds)
-            report(f"1 client, {args.single} requests", single)
+        run_clients(url, texts, 40, 4, args.explain, 60)  # warm-up (saved too; not counted below)
         before = httpx.get(url + "/api/health").json()["complaints_stored"]
-        load = run_clients(url, texts, args.requests, args.clients, args.explain, args.max_seconds)
-        report(f"{args.clients} clients, {args.requests} requests", load)
+        sent = 0
+        for clients in counts:
+            offline.append(offline_rate(pipeline, texts, args.offline_count, args.offline_repeats))
+            total = args.single if clients == 1 else args.requests
+            run = run_clients(url, texts, total, clients, args.explain, args.max_seconds)
+            results[clients] = summary(run)
+            failures += run["failures"]
+            sent += total
+            r = results[clients]
+            print(f"{clients} clients: {r['ok']} ok, {r['failed']} failed in {r['seconds']:.1f} s | p50 {r['p50']:.1f} "
+                  f"ms, p99 {r['p99']:.1f} ms, mean {r['mean']:.1f} ms | {r['rate']:.1f} requests/s")  # fmt: skip
         after = httpx.get(url + "/api/health").json()["complaints_stored"]
+        offline.append(offline_rate(pipeline, texts, args.offline_count, args.offline_repeats))
     finally:
         server.terminate()
         server.wait(timeout=30)
+        out.close()
     log = open_log(db)  # read back through the log's interface, after the server has gone
     rows = log.count()
     log.close()
     new = after - before
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"new rows in the log: {new} (expected {args.requests}); rows in the file after shutdown: {rows}")
-    for why in load["failures"][:5]:
+    mode = server_mode(server_log)
+    print(f"\nthe server ran in {mode}, the offline runs in {pipeline.mode}"
+          + ("" if mode == pipeline.mode else " (each process's own kernel probe: not the same kernel)"))  # fmt: skip
+    print(f"offline batch prediction, complaints/s, before each client count and at the end: "
+          f"{', '.join(f'{x:.1f}' for x in offline)}\n")  # fmt: skip
+    print("| clients | requests | requests/s | p50 ms | p99 ms | offline complaints/s (around it) | service/offline |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    around = {}
+    for k, (clients, r) in enumerate(results.items()):
+        around[clients] = (offline[k] + offline[k + 1]) / 2
+        print(f"| {clients} | {r['ok']} | {r['rate']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | {around[clients]:.1f} | "
+              f"{r['rate'] / around[clients]:.0%} |")  # fmt: skip
+    print(f"\nnew rows in the log: {new} (expected {sent}); rows in the file after shutdown: {rows}")
+    for why in failures[:5]:
         print("failure:", why)
-    ok = not load["failures"] and new == args.requests == len(load["latencies"])
+    if failures:
+        print(f"the server's output: {server_log}")
+    ok = not failures and new == sent == sum(r["ok"] for r in results.values())
     print("OK: no errors, every request saved" if ok else "FAILED: requests failed or rows are missing")
+    if 16 in results:
+        r = results[16]
+        share, p99 = r["rate"] / around[16], r["p99"]
+        verdict = "PASS" if share >= 0.70 and p99 <= 250 else "FAIL"
+        print(f"{verdict}: 16 clients reach {share:.0%} of offline throughput (target >= 70 %), "
+              f"p99 {p99:.1f} ms (target <= 250 ms)")  # fmt: skip
     return 0 if ok else 1
 
 

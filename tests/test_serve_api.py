@@ -107,6 +107,15 @@ def test_classify_matches_classifier_predict(client, classifier, method):
         assert (body["importance"] is None) == (method == "none")
 
 
+def test_importance_is_computed_only_when_asked(client, classifier):
+    plain = client.post("/api/classify", json={"text": TEXTS[0]}).json()
+    assert plain["importance"] is None  # the default: none
+    asked = client.post("/api/classify", json={"text": TEXTS[0], "explain": "grad"}).json()
+    assert asked["importance"]["method"] == "grad"
+    assert [w["word"] for w in asked["importance"]["words"]] == classifier.tokenizer([TEXTS[0]]).words[0]
+    assert asked["probabilities"] == pytest.approx(plain["probabilities"], abs=1e-6)
+
+
 @pytest.mark.parametrize("method", ["none", "grad", "ig"])
 def test_a_text_longer_than_the_model_reads_is_flagged(client, method):
     long_text = " ".join(["worms were found in the rice"] * 30)  # 180 words: over 128 word pieces
@@ -123,7 +132,7 @@ def test_a_text_longer_than_the_model_reads_is_flagged(client, method):
 def test_grad_importance_is_the_directional_derivative_per_word(client, classifier):
     """A word's score is dz/dε of the label's logit z(x_w + ε (x_w − pad)) at ε = 0: checked by central differences."""
     text = TEXTS[0]
-    imp = client.post("/api/classify", json={"text": text}).json()["importance"]
+    imp = client.post("/api/classify", json={"text": text, "explain": "grad"}).json()["importance"]
     batch = classifier.tokenizer([text])
     assert [w["word"] for w in imp["words"]] == batch.words[0]
     assert [text[w["start"] : w["end"]] for w in imp["words"]] == batch.words[0]
@@ -174,7 +183,7 @@ def test_batch_keeps_order_and_matches_predict(client, classifier):
     assert [x["school"] for x in saved] == ["S0", "S1", "S2"]
     assert all(x["importance"]["method"] == "grad" for x in saved)
     for answer in saved:  # batched (grouped by number of labels) = one at a time
-        alone = client.post("/api/classify", json={"text": answer["text"]}).json()["importance"]
+        alone = client.post("/api/classify", json={"text": answer["text"], "explain": "grad"}).json()["importance"]
         assert answer["importance"]["words"] == alone["words"]
         assert answer["importance"]["scores"].keys() == alone["scores"].keys()
         for label, values in alone["scores"].items():
@@ -443,7 +452,7 @@ def test_unexpected_error_is_a_generic_500(predictor, tmp_path, monkeypatch, cap
     def broken(*args, **kwargs):
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(app.state.service.predictor, "classify", broken)
+    monkeypatch.setattr(app.state.service.predictor, "start_classify", broken)
     with caplog.at_level("ERROR", logger="mealwatch.serve"):
         r = client.post("/api/classify", json={"text": "fine"})
     assert r.status_code == 500

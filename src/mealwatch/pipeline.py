@@ -211,6 +211,10 @@ class Pipeline:
         """Model inputs cut to ``max_length`` word pieces (every use reads the same pieces)."""
         return self.tokenizer(texts if isinstance(texts, str) else list(texts), max_length=self.max_length)
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many word pieces (special tokens included, cut to ``max_length``) the model reads of each text."""
+        return self.tokenizer.lengths(list(texts), max_length=self.max_length)
+
     def decide(self, probabilities: Tensor | np.ndarray) -> np.ndarray:
         """(N, L) probabilities -> (N, L) 0/1 decisions (``decisions.decide`` with this model's thresholds)."""
         p = probabilities.detach().float().numpy() if isinstance(probabilities, Tensor) else probabilities

@@ -130,6 +130,14 @@ class Tokenizer:
         Path(directory).mkdir(parents=True, exist_ok=True)
         self.backend.save(str(Path(directory) / "tokenizer.json"))
 
+    def lengths(self, texts: list[str], max_length: int | None = None) -> list[int]:
+        """How many tokens (special ones included, after the cut to ``max_length``) each text is read as."""
+        limit = max_length or self.max_length
+        if limit != self._truncation:
+            self.backend.enable_truncation(max_length=limit)
+            self._truncation = limit
+        return [sum(e.attention_mask) for e in self.backend.encode_batch(list(texts))]
+
     def __call__(self, texts: str | list[str], max_length: int | None = None) -> TokenizedBatch:
         """Tokenize one text or a list; texts longer than ``max_length`` tokens are cut and flagged."""
         if isinstance(texts, str):

@@ -59,7 +59,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(postgresql://user:password@host:5432/dbname; the database must exist) "
         "(default: $MEALWATCH_HOME/complaints.db)",
     )
-    p.add_argument("--max-batch", type=int, default=32, help="most texts run through the model at once (default: 32)")
+    p.add_argument("--max-batch", type=int, default=64, help="most texts in one pass through the model (default: 64)")
+    p.add_argument(
+        "--batch-wait-ms",
+        type=float,
+        default=5.0,
+        help="the longest a complaint waits for others to share its pass through the model, in milliseconds "
+        "(default: 5; 0: never wait)",
+    )
+    p.add_argument(
+        "--batch-tokens",
+        type=int,
+        default=2048,
+        help="most padded word pieces (texts x the longest text's pieces) in one pass (default: 2048)",
+    )
     p.add_argument(
         "--timezone",
         default="Asia/Kolkata",
@@ -177,6 +190,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")
     if args.max_batch < 1:
         raise UserError("--max-batch must be at least 1")
+    if not 0 <= args.batch_wait_ms <= 1000:
+        raise UserError(f"--batch-wait-ms must be between 0 and 1000 milliseconds, not {args.batch_wait_ms:g}")
+    if args.batch_tokens < 1:
+        raise UserError(f"--batch-tokens must be at least 1, not {args.batch_tokens}")
     if args.session_idle_minutes <= 0 or args.session_hours <= 0:
         raise UserError("--session-idle-minutes and --session-hours must be above 0")
     accounts = check_accounts(args)
@@ -222,11 +239,16 @@ def run(args: argparse.Namespace) -> int:
         absolute=timedelta(hours=args.session_hours),
         tls_proxy=args.tls_proxy,
     )
-    app = create_app(model_dir, args.db, max_batch=args.max_batch, speed=speed_options(args), timezone=args.timezone,
+    app = create_app(model_dir, args.db, max_batch=args.max_batch, batch_wait_s=args.batch_wait_ms / 1000,
+                     batch_tokens=args.batch_tokens, speed=speed_options(args), timezone=args.timezone,
                      alert_rules=rules, alert_url=args.alert_url, trusted_hosts=trusted, accounts=accounts,
                      account_settings=sessions)  # fmt: skip
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")
+    print(
+        f"batching: a complaint waits at most {args.batch_wait_ms:g} ms for others; a pass takes at most "
+        f"{args.max_batch} complaints and {args.batch_tokens} padded word pieces"
+    )
     print(
         f"complaint log: {redact(args.db)} ({service.store.count()} complaints, "
         f"schema version {service.store.schema_version})"

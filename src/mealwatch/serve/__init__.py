@@ -23,6 +23,7 @@ from .app import STATIC, Service, router
 from .auth import AccountSettings, authorize
 from .records import router as records_router
 from .errors import install as install_error_handlers
+from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S
 from .predictor import Predictor
 from .security import LOOPBACK_HOSTS, SecurityMiddleware
 from ..log import ComplaintLog, StoreError, open_log
@@ -32,7 +33,9 @@ def create_app(
     model_dir: str | Path | None = None,
     db_path: str | Path | None = None,
     *,
-    max_batch: int = 32,
+    max_batch: int = MAX_TEXTS,
+    batch_wait_s: float = MAX_WAIT_S,
+    batch_tokens: int = MAX_TOKENS,
     predictor: Predictor | None = None,
     speed: dict[str, Any] | None = None,
     timezone: str = "UTC",
@@ -45,6 +48,8 @@ def create_app(
 ) -> FastAPI:
     """The service for the model in ``model_dir`` (None: the latest run) and the log at ``db_path`` (see ``open_log``).
 
+    ``max_batch`` (texts), ``batch_tokens`` (padded tokens) and ``batch_wait_s`` (the longest a text waits for
+    others) bound the passes that concurrent requests share (``batcher``).
     ``predictor`` replaces loading a model (a test may share one between apps); ``speed`` holds the keyword
     arguments of ``Pipeline.from_folder`` (precision, compile, validation, log). ``timezone`` (an IANA name) is
     the officers' zone: the page shows times in it and incident dates without an offset are read in it.
@@ -74,7 +79,13 @@ def create_app(
         from ..runs import resolve_model
 
         try:
-            predictor = Predictor.load(resolve_model(model_dir), max_batch=max_batch, speed=speed)
+            predictor = Predictor.load(
+                resolve_model(model_dir),
+                max_batch=max_batch,
+                batch_wait_s=batch_wait_s,
+                batch_tokens=batch_tokens,
+                speed=speed,
+            )
         except BaseException:
             store.close()
             raise

@@ -99,11 +99,14 @@ def result(c: Classified, record: Record, version: str, complaint_id: int | None
 
 
 async def classified(svc: Service, request: Request, texts: list[str], explain: str, steps: int) -> list[Classified]:
-    """The texts classified: integrated gradients on the explainer's queue (cancelled if the client leaves),
-    the rest on the classification worker."""
+    """The texts classified: integrated gradients on the explainer's queue, the rest in the shared passes of the
+    batcher (either dropped if the client leaves first); gradient × input after the prediction, when asked."""
     if explain == "ig":
         return await outcome(svc.predictor.start_ig(texts, steps), request)
-    return await run_in_threadpool(svc.predictor.classify, texts, explain, steps)
+    predictions = await outcome(svc.predictor.start_classify(texts), request)
+    if explain == "grad":
+        return await run_in_threadpool(svc.predictor.with_importance, predictions)
+    return [Classified(p) for p in predictions]
 
 
 def new_complaints(

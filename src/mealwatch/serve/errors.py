@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .batcher import Overloaded
 from .explainer import Busy, ClientGone, Stopped, TooCostly
 
 log = logging.getLogger("mealwatch.serve")
@@ -116,6 +117,12 @@ def install(app: FastAPI) -> None:
     async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
         response = error_response(503, str(exc))
         response.headers["Retry-After"] = "30"
+        return response
+
+    @app.exception_handler(Overloaded)
+    async def _overloaded(request: Request, exc: Overloaded) -> JSONResponse:
+        response = error_response(503, str(exc))  # the service is overloaded: not an error of the input
+        response.headers["Retry-After"] = str(exc.retry_after_s)
         return response
 
     @app.exception_handler(ClientGone)

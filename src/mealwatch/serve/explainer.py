@@ -168,8 +168,9 @@ class Explainer:
 POLL_S = 0.2
 
 
-async def outcome(job: ExplainJob, request: Any) -> Any:
-    """The job's result once done; cancels it and raises ClientGone when the client disconnects first."""
+async def outcome(job: Any, request: Any) -> Any:
+    """The result of a job (an ``ExplainJob`` or a batcher's ``BatchJob``: a ``future``, a ``name``, ``cancel()``)
+    once done; cancels it and raises ClientGone when the client disconnects first."""
     import asyncio
 
     waiting = asyncio.wrap_future(job.future)

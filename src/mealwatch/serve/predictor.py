@@ -1,49 +1,43 @@
-"""The model behind the service: loaded once, run by one worker thread that batches requests.
+"""The model behind the service: loaded once; classification batched across requests, the slow work on its own.
 
-Requests from many HTTP threads are queued; the worker takes what is waiting (up to
-``max_batch`` texts) and runs it as one batch, so concurrent clients share forward passes.
-It waits for nobody (``max_wait_s`` = 0 by default): a lone request runs at once, and under
-load the requests that arrive while a batch runs form the next one.
-Classification holds one lock, because the tokenizer and the model are not meant to be driven by
-several threads at once. The slow work — integrated gradients, attention maps, the attention page's
-explanation — goes to the ``Explainer`` (explainer.py): its own queue, thread and copy of the model,
-with a work budget, a time limit and cancelling, so that it never holds up a classification.
+Classification goes through the ``Batcher`` (batcher.py): the texts of concurrent requests wait a few
+milliseconds at most and share passes through the model, bounded by a token budget, one pass at a time,
+each pass one call of the pipeline's batch prediction. Per-word importance by gradient × input, when a
+request asks for it, needs a backward pass and runs after its prediction, outside the shared pass, in
+chunks of at most ``GRAD_CHUNK`` texts that take turns with the passes (one lock: one use of the model at
+a time). The slow work — integrated gradients, attention maps, the attention page's explanation — goes
+to the ``Explainer`` (explainer.py): its own queue, thread and copy of the model, with a work budget, a
+time limit and cancelling, so that it never holds up a classification.
 
 The service only queues and batches: predictions come from ``mealwatch.pipeline.Pipeline`` and
-per-word importance from ``mealwatch.explain.attribute`` (``grad``, the fast default, or ``ig``).
+per-word importance from ``mealwatch.explain.attribute`` (``grad``, or ``ig``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import queue
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..explain.methods import attribute
 from ..explain.scores import WordScores
 from ..pipeline import Pipeline, Prediction
+from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S, MAX_WAITING, Batcher, BatchJob, Pass
 from .explainer import Explainer, ExplainJob, check_ig_budget
 
 IMPORTANCE_METHODS = ("none", "grad", "ig")
+#: the most texts one backward pass for gradient × input takes (it holds the model that long)
+GRAD_CHUNK = 16
 
 
 @dataclass
 class Classified:
     prediction: Prediction
     importance: WordScores | None = None
-
-
-@dataclass
-class _Job:
-    texts: list[str]
-    importance: str
-    future: Future = field(default_factory=Future)
 
 
 def model_version(model_dir: str | Path) -> str:
@@ -57,23 +51,40 @@ def model_version(model_dir: str | Path) -> str:
 
 
 class Predictor:
-    """Classifies texts with one loaded pipeline; thread-safe; concurrent calls are batched together.
+    """Classifies texts with one loaded pipeline; thread-safe; concurrent calls share passes through the model.
 
     The model is only ever run, never trained: its parameters are frozen (``requires_grad``
-    off), so gradients for per-word importance flow to the inputs alone.
+    off), so gradients for per-word importance flow to the inputs alone. ``max_batch``,
+    ``batch_wait_s``, ``batch_tokens`` and ``max_waiting`` bound the passes and the queue (``Batcher``).
     """
 
-    def __init__(self, pipeline: Pipeline, version: str, max_batch: int = 32, max_wait_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        version: str,
+        max_batch: int = MAX_TEXTS,
+        *,
+        batch_wait_s: float = MAX_WAIT_S,
+        batch_tokens: int = MAX_TOKENS,
+        max_waiting: int = MAX_WAITING,
+    ) -> None:
         pipeline.model.eval().requires_grad_(False)
         self.pipeline = pipeline
         self.version = version
-        self.max_batch = max_batch
-        self.max_wait_s = max_wait_s
-        self._lock = threading.Lock()
-        self._queue: queue.Queue[_Job | None] = queue.Queue()
-        self._worker = threading.Thread(target=self._serve, name="mealwatch-predictor", daemon=True)
-        self._worker.start()
+        self.passes = 0  # passes through the model so far
+        self._lock = threading.Lock()  # one use of the model (and its tokenizer) at a time
+        self.batcher = Batcher(
+            self._predict,
+            self._token_counts,
+            max_wait_s=batch_wait_s,
+            max_tokens=batch_tokens,
+            max_texts=max_batch,
+            max_waiting=max_waiting,
+            on_pass=self._count_pass,
+        )
         self.explainer = Explainer(pipeline)  # the slow work: its own thread, queue and copy of the model
+        warm_up = self.batcher.submit(["warm up"], "warm-up")  # in the worker's thread: its thread pool, the allocator
+        warm_up.future.add_done_callback(_report_warm_up)
 
     @classmethod
     def load(cls, model_dir: str | Path, *, speed: dict[str, Any] | None = None, **kwargs: Any) -> "Predictor":
@@ -86,8 +97,12 @@ class Predictor:
 
     def close(self) -> None:
         self.explainer.close()
-        self._queue.put(None)
-        self._worker.join(timeout=10)
+        self.batcher.close()
+
+    def start_classify(self, texts: Sequence[str]) -> BatchJob:
+        """Queue the texts for the shared passes; the job's future gets their ``Prediction`` objects in order.
+        Raises ``Overloaded`` when the queue is full; ``job.cancel()`` drops it if it has not run yet."""
+        return self.batcher.submit(texts)
 
     def classify(self, texts: Sequence[str], importance: str = "none", steps: int = 50) -> list[Classified]:
         """Labels, probabilities and urgency per text, with per-word importance by ``importance``, in input order."""
@@ -97,9 +112,37 @@ class Predictor:
             return []
         if importance == "ig":
             return self.start_ig(texts, steps).future.result()
-        job = _Job(list(texts), importance)
-        self._queue.put(job)
-        return job.future.result()
+        predictions = self.start_classify(texts).future.result()
+        return self.with_importance(predictions) if importance == "grad" else [Classified(p) for p in predictions]
+
+    def with_importance(self, predictions: Sequence[Prediction]) -> list[Classified]:
+        """The predictions with their gradient × input per word, each chunk of texts holding the model in turn.
+
+        The backward pass of a chunk costs (chunk size) × (most labels of any text in it), so the
+        texts are explained in groups with the same number of labels.
+        """
+        results: list[Classified | None] = [None] * len(predictions)
+        for k in sorted({len(p.labels) for p in predictions}):
+            group = [i for i, p in enumerate(predictions) if len(p.labels) == k]
+            for start in range(0, len(group), GRAD_CHUNK):
+                chunk = group[start : start + GRAD_CHUNK]
+                texts, labels = [predictions[i].text for i in chunk], [predictions[i].labels for i in chunk]
+                with self._lock:
+                    scores = attribute(self.pipeline, texts, labels, "grad")
+                for i, s in zip(chunk, scores):
+                    results[i] = Classified(predictions[i], s)
+        return results  # type: ignore[return-value]
+
+    def _predict(self, texts: list[str]) -> list[Prediction]:
+        with self._lock:
+            return self.pipeline.predict(texts, batch_size=len(texts))  # one pass: the batcher sized it
+
+    def _token_counts(self, texts: list[str]) -> list[int]:
+        with self._lock:
+            return self.pipeline.token_counts(texts)
+
+    def _count_pass(self, done: Pass) -> None:
+        self.passes += 1
 
     # --- the slow work, on the explainer's worker and its copy of the model ------------------------
 
@@ -137,70 +180,11 @@ class Predictor:
         """``start_attention``, waited for."""
         return self.start_attention(text, include_special).future.result()
 
-    # --- the worker -------------------------------------------------------------------------------
-
-    def _serve(self) -> None:
-        try:  # warm up in this thread (its thread pool, the allocator), so the first request is not the slow one
-            with self._lock:
-                self._importance_batches(["warm up"])
-        except Exception as e:  # noqa: BLE001 - a real request will meet (and report) the same failure
-            logging.getLogger("mealwatch.serve").warning("the model's warm-up run failed: %s", e)
-        while True:
-            job = self._queue.get()
-            if job is None:
-                return
-            jobs, n = [job], len(job.texts)
-            while n < self.max_batch:  # gather what else is waiting, or arrives within max_wait_s
-                try:
-                    more = self._queue.get(timeout=self.max_wait_s) if self.max_wait_s > 0 else self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._queue.put(None)
-                    break
-                jobs.append(more)
-                n += len(more.texts)
-            for method in ("none", "grad"):
-                group = [j for j in jobs if j.importance == method]
-                if group:
-                    self._run(group, method)
-
-    def _run(self, jobs: list[_Job], method: str) -> None:
-        texts = [t for j in jobs for t in j.texts]
-        try:
-            with self._lock:
-                if method == "grad":
-                    results = self._importance_batches(texts)
-                else:
-                    results = [Classified(p) for p in self.pipeline.predict(texts, batch_size=self.max_batch)]
-        except BaseException as e:  # hand the failure to every waiting caller; the worker lives on
-            for j in jobs:
-                j.future.set_exception(e)
-            return
-        start = 0
-        for j in jobs:
-            j.future.set_result(results[start : start + len(j.texts)])
-            start += len(j.texts)
-
-    def _importance_batches(self, texts: list[str]) -> list[Classified]:
-        """Predictions and their gradient × input, batched so that no text pays for another's extra labels.
-
-        The backward pass of a batch costs (batch size) × (most labels of any text in it), so the
-        texts are first classified, then explained in groups with the same number of labels.
-        """
-        predictions = self.pipeline.predict(texts, batch_size=self.max_batch)
-        results: list[Classified | None] = [None] * len(texts)
-        for k in sorted({len(p.labels) for p in predictions}):
-            group = [i for i, p in enumerate(predictions) if len(p.labels) == k]
-            for start in range(0, len(group), self.max_batch):
-                chunk = group[start : start + self.max_batch]
-                scores = attribute(
-                    self.pipeline, [texts[i] for i in chunk], [predictions[i].labels for i in chunk], "grad"
-                )
-                for i, s in zip(chunk, scores):
-                    results[i] = Classified(predictions[i], s)
-        return results  # type: ignore[return-value]
-
     def explanation(self, text: str, steps: int = 50):
         """``start_explanation``, waited for."""
         return self.start_explanation(text, steps).future.result()
+
+
+def _report_warm_up(future: Any) -> None:
+    if not future.cancelled() and future.exception() is not None:  # a real request will meet (and report) it too
+        logging.getLogger("mealwatch.serve").warning("the model's warm-up run failed: %s", future.exception())

@@ -51,9 +51,9 @@ class ClassifyRequest(_Request, RecordFields):
     text: str = Field(description=f"the complaint, 1 to {MAX_TEXT_CHARS} characters, not only whitespace")
     save: bool = Field(False, description="add the complaint and its prediction to the log")
     explain: Importance = Field(
-        "grad",
-        description="per-word importance: 'grad' gradient × input (fast, the default), "
-        "'ig' integrated gradients (slow, exact up to its delta), 'none'",
+        "none",
+        description="per-word importance, computed only when asked: 'none' (the default), 'grad' gradient × input "
+        "(one backward pass), 'ig' integrated gradients (slow, exact up to its delta)",
     )
     steps: int = Field(50, ge=1, le=MAX_IG_STEPS, description="integrated-gradients steps (with explain='ig')")
 

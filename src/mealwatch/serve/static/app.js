@@ -136,7 +136,8 @@ $("#classify-form").addEventListener("submit", async (event) => {
   button.disabled = true;
   showError($("#classify-error"), null);
   try {
-    const body = { text: $("#text").value, save: $("#save").checked };
+    // the page shows which words drove the prediction: it asks for them (the API computes them only when asked)
+    const body = { text: $("#text").value, save: $("#save").checked, explain: "grad" };
     if ($("#school").value.trim()) body.school = $("#school").value;
     const headers = { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey() };
     const result = await api("/api/classify", { method: "POST", headers, body: JSON.stringify(body) });
