@@ -70,7 +70,8 @@ def main() -> None:
     print(f"TF-IDF + logistic regression: test macro-F1 {tfidf.macro_f1:.4f}; with the channel "
           f"{100 * (report.macro_f1 - tfidf.macro_f1):+.1f} points (target >= +5)")  # fmt: skip
     print_by_script(report, tfidf.report)
-    print("encoder alone, by script: " + ", ".join(f"{s} {m['macro_f1']:.4f}" for s, m in (before.by_script or {}).items()))
+    alone = ", ".join(f"{s} {m['macro_f1']:.4f}" for s, m in (before.by_script or {}).items())
+    print(f"encoder alone, by script: {alone}")
 
 
 if __name__ == "__main__":
