@@ -176,6 +176,12 @@ def cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
+def with_interval(scores: dict) -> str:
+    """Macro-F1 with its bootstrap interval when the report has one: ``0.709 (0.618-0.782)``."""
+    low_high = scores.get("macro_f1_ci")
+    return f"{scores['macro_f1']:.3f}" + (f" ({low_high[0]:.3f}-{low_high[1]:.3f})" if low_high else "")
+
+
 def moved_labels(before: dict, after: dict) -> list[str]:
     """Per-label F1 lines (before -> after) of the labels whose F1 changed by at least ``MOVED``."""
     lines = []
@@ -228,9 +234,10 @@ def main() -> int:
                        env, log=work / "train.log")  # fmt: skip
     seconds = time.perf_counter() - started
     folded = next((line for line in output.splitlines() if line.startswith("Corrections from")), "?")
-    encoder = json.loads((after / "config.json").read_text())["training"]["encoder_path"]
+    encoder = json.loads((after / "config.json").read_text()).get("training", {}).get("encoder_path")
     reused = encoder is not None and Path(encoder) in cached
-    print(f"{folded} Trained in {seconds:.0f} s; encoder {encoder} ({'cached' if reused else 'built now'}).")
+    state = "none adapted" if encoder is None else "reused from the cache" if reused else "built in this run"
+    print(f"{folded} Trained in {seconds:.0f} s; adapted encoder {encoder or ''} ({state}).")
 
     held_out = write_labelled(kind.held_out, work / "held_out.csv")
     test = bundled_data_dir() / "test.csv"
@@ -243,12 +250,12 @@ def main() -> int:
           f"load average at the end {os.getloadavg()[0]:.1f}")  # fmt: skip
     recipe = "default recipe" if args.epochs is None else f"default recipe but --epochs {args.epochs}"
     print(f"Training (`mealwatch train --add`, {recipe}): {seconds:.0f} s wall; "
-          f"adapted encoder {'reused from the cache' if reused else 'built in this run'}\n")  # fmt: skip
-    print("| set | texts | before macro-F1 | after macro-F1 | change |")
+          f"adapted encoder {state}\n")  # fmt: skip
+    print("| set | texts | before macro-F1 (95 % interval) | after macro-F1 (95 % interval) | change |")
     print("|---|---:|---:|---:|---:|")
     for name, _, held in sets:
         before, after_scores = scores[name]
-        print(f"| {name} | {before['n']} | {before['macro_f1']:.3f} | {after_scores['macro_f1']:.3f} | "
+        print(f"| {name} | {before['n']} | {with_interval(before)} | {with_interval(after_scores)} | "
               f"{after_scores['macro_f1'] - before['macro_f1']:+.3f} |")  # fmt: skip
     for name, _, held in sets[:2]:
         lines = moved_labels(*scores[name])

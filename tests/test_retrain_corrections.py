@@ -134,6 +134,8 @@ def test_the_per_label_lines_name_only_the_labels_that_moved():
 
     before, after = scores({"illness": 0.6, "other": 0.9}), scores({"illness": 0.75, "other": 0.898})
     assert rc.moved_labels(before, after) == ["| illness | 0.600 | 0.750 | +0.150 |"]
+    assert rc.with_interval({"macro_f1": 0.7091, "macro_f1_ci": [0.6184, 0.7817]}) == "0.709 (0.618-0.782)"
+    assert rc.with_interval({"macro_f1": 0.7091, "macro_f1_ci": None}) == "0.709"
 
 
 def test_the_held_out_file_reads_back_as_the_kind(kind, tmp_path):
