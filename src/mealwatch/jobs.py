@@ -132,12 +132,14 @@ def default_parallel(splits: dict[str, "Dataset"]) -> "list[ParallelComplaint]":
 
 def train_and_save(
     splits: dict[str, "Dataset"], args: "TrainingArguments", out: str | Path | None = None, progress: bool = True,
-    *, adapt: str = "auto", parallel: "list[ParallelComplaint] | None" = None,
+    *, adapt: str = "auto", parallel: "list[ParallelComplaint] | None" = None, adapt_on: "Dataset | None" = None,
 ) -> FinishedRun:  # fmt: skip
     """Fine-tune on the splits (teaching the encoder Hindi first when ``should_adapt``), save the model to ``out``
     (None: a new folder under ``runs.runs_root()``) and write its evaluation on the test split (validation if
     there is none) beside it. ``parallel`` renderings (only of training complaints) join the training split;
-    None: ``default_parallel``."""
+    None: ``default_parallel``. ``adapt_on``: the split the encoder is adapted on (None: the training split);
+    ``mealwatch train --add`` passes the split before its corrections, so that a retrain with corrections
+    reuses the cached adapted encoder instead of adapting it again."""
     from dataclasses import replace
 
     from .evaluation import evaluate_pipeline, write_report
@@ -146,7 +148,8 @@ def train_and_save(
     parallel = default_parallel(splits) if parallel is None else parallel
     encoder = None
     if should_adapt(splits, args, adapt):
-        encoder = adapted_encoder(splits["train"], parallel, args.encoder_path, progress=progress)
+        adapt_split = splits["train"] if adapt_on is None else adapt_on
+        encoder = adapted_encoder(adapt_split, parallel, args.encoder_path, progress=progress)
         args = replace(args, encoder_path=str(encoder))
     train_set = with_renderings(splits["train"], parallel) if parallel else splits["train"]
     result = train(train_set, splits["validation"], args, progress=progress)

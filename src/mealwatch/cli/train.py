@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         splits = load_training_data(args.data, args.validation, args.test, **read_kwargs)
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
+    before_corrections = splits["train"]  # the encoder is adapted on it: corrections do not rebuild the cache
     if args.add is not None:
         from mealwatch.corrections import fold_in, read_additions
 
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     parallel = read_parallel(args.parallel) if args.parallel else None  # None: the bundled renderings, if bundled
     print(describe_start(splits, training_args), flush=True)
     finished = train_and_save(splits, training_args, args.out, progress=not args.quiet, adapt=args.adapt,
-                              parallel=parallel)  # fmt: skip
+                              parallel=parallel, adapt_on=before_corrections)  # fmt: skip
     print(describe_result(finished))
     return 0
 
