@@ -97,6 +97,23 @@ def test_cursor_pages_and_totals_match_the_plain_query(log_backend, order):
         assert by_offset == expected
 
 
+@pytest.mark.parametrize("order", ["queue", "review"])
+def test_offset_pages_are_slices_of_the_plain_query(log_backend, order):
+    """A page that skips complaints (their ids read first, then the page's rows by id) is exactly that slice of the
+    plain query, rows and all: ties on the arrival time, a label filter's subquery, every offset, past the end."""
+    store = log_backend.open()
+    change_some(store, fill(store))
+    for filters in (Filters(), Filters(label="illness"), Filters(block="sadar", needs_review=False)):
+        expected = plain(store, filters, order)
+        assert len(expected) > 4, filters
+        for limit in (1, 4):
+            for offset in range(1, len(expected) + 2):
+                page = store.list(filters, limit=limit, offset=offset, order=order)
+                assert page.items == expected[offset : offset + limit], (filters, limit, offset)
+                assert page.total == len(expected)
+                assert (page.next_cursor is not None) == (offset + limit < len(expected))
+
+
 def test_school_search_is_partial_any_case_and_literal(log_backend):
     store = log_backend.open()
     fill(store)
