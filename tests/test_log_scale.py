@@ -144,6 +144,20 @@ def test_counts_follow_saves_corrections_and_moves(log_backend):
     assert store.list(Filters(since=since)).total == 23 and store.daily_label_counts(Filters(since=since)) == expected
 
 
+def test_labels_and_size_come_from_the_counts_as_corrections_change_them(log_backend):
+    store = log_backend.open()
+    a, b = store.add_many([complaint("lizard", ["foreign_object"], "high"), complaint("cold", ["other"], "low")])
+    assert store.labels() == {"foreign_object", "other"} and store.count() == 2
+    store.update(a, ComplaintChange(labels=["illness"], urgency="high"), "asha")  # its only label corrected away
+    store.set_status(b, "in_progress")
+    assert store.labels() == {"illness", "other"} and store.count() == 2
+    store.update(a, ComplaintChange(labels=["foreign_object", "illness"], urgency="high"), "asha")
+    assert store.labels() == {"foreign_object", "illness", "other"}
+    change_some(store, fill(store))
+    assert store.labels() == {r[0] for r in log_backend.execute("SELECT DISTINCT label FROM complaint_labels")}
+    assert store.count() == 25 == log_backend.execute("SELECT count(*) FROM complaints")[0][0]
+
+
 def forge(*key) -> str:
     """A cursor built by hand (JSON escapes such as \\ud800 or \\u0000 kept as the JSON text carries them)."""
     return base64.urlsafe_b64encode(json.dumps(list(key)).encode()).decode().rstrip("=")
