@@ -336,7 +336,7 @@ def test_a_version_5_log_keeps_its_saved_answers_through_step_7(log_backend):
         (now,),
     )
     store = log_backend.open()
-    assert store.schema_version == 7
+    assert store.schema_version == 8
     assert store.saved_answer("key-1") == SavedAnswer("fp", '{"id": 1}', "application/json", [1], True)
     replay = store.add_many_once("key-1", "fp", [complaint("lizard", ["foreign_object"], "high")], render)
     assert replay.replayed and store.count() == 1
@@ -366,3 +366,40 @@ def test_a_district_scope_pages_by_cursor_and_counts_its_own_rows(log_backend):
     day = store.list(limit=1).items[0]["created_at"][:10]
     assert store.daily_label_counts(Filters(districts=scope(["Patna"]))) == {day: {"illness": 4}}
     assert store.list(Filters(districts=())).total == 0 and store.list().total == len(ids) + 4
+
+
+def test_step_8_keeps_a_version_7_logs_review_order(log_backend):
+    assert log_backend.migrate_to(7) == 7  # a log of version 7, written through raw SQL
+    for i, certainty in enumerate([0.4, None, 0.1, 0.4, 0.9]):
+        when = f"2024-05-0{i + 1}T10:00:00.000000Z"
+        log_backend.execute(
+            "INSERT INTO complaints (text, labels, probabilities, urgency, urgency_rank, model_version, created_at,"
+            " status, status_changed_at, event_at, certainty, needs_review) VALUES (?, '[\"other\"]', '{}', 'low', 2,"
+            " 'm', ?, 'new', ?, ?, ?, ?)",
+            (f"complaint {i}", when, when, when, certainty, i == 4),
+        )
+    store = log_backend.open()
+    assert store.schema_version == 8
+    assert [c["text"] for c in store.list(order="review", limit=None).items] == [
+        "complaint 4", "complaint 2", "complaint 3", "complaint 0", "complaint 1"
+    ]  # fmt: skip
+    assert [c["text"] for c in store.list(order="review", limit=2, offset=2).items] == ["complaint 3", "complaint 0"]
+
+
+@pytest.mark.parametrize("order", ["queue", "review"])
+def test_postgres_reads_the_complaints_an_offset_skips_from_the_orders_index_alone(pg_cluster, order):
+    """The inner query of a page by offset is an index-only scan of the order's index (no skipped row is fetched)."""
+    import psycopg
+    from log_backends import PostgresBackend
+
+    from mealwatch.log.base import offset_page_sql
+
+    backend = PostgresBackend(pg_cluster)
+    store = backend.open()
+    change_some(store, fill(store))
+    with psycopg.connect(backend.db, autocommit=True) as conn:
+        conn.execute("VACUUM (ANALYZE) complaints")  # as autovacuum leaves a table that mostly grows
+        conn.execute("SET enable_seqscan = off")  # 23 rows: the planner would rather read the table
+        conn.execute("SET enable_bitmapscan = off")
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + offset_page_sql(order, "", 5, 10)))
+    assert f"Index Only Scan using complaints_{order}_page on complaints" in plan, plan
