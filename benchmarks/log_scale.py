@@ -196,7 +196,8 @@ def run(db: str, args: argparse.Namespace) -> int:
             Filters(block="block 123", since=month[0], until=month[1]), limit=None
         ),
     }
-    print(f"\n{n:,} complaints in {shown}; median of {args.repeats} runs\n")
+    load = os.getloadavg()[0]
+    print(f"\n{n:,} complaints in {shown}; median of {args.repeats} runs; load average {load:.1f}\n")
     print("| query | ms | total | met |")
     print("|---|---:|---:|---|")
     slow = 0
@@ -210,7 +211,7 @@ def run(db: str, args: argparse.Namespace) -> int:
         slow += not met
         print(f"| {name} | {took * 1000:.1f} | {total:,} | {'yes' if met else '**no**'} |", flush=True)
     store.close()
-    print(f"\n{slow} of {len(cases)} over 100 ms")
+    print(f"\n{slow} of {len(cases)} over 100 ms (load average {os.getloadavg()[0]:.1f} at the end)")
     return 0
 
 
