@@ -403,3 +403,25 @@ def test_postgres_reads_the_complaints_an_offset_skips_from_the_orders_index_alo
         conn.execute("SET enable_bitmapscan = off")
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + offset_page_sql(order, "", 5, 10)))
     assert f"Index Only Scan using complaints_{order}_page on complaints" in plan, plan
+
+
+def test_a_blocks_complaints_of_some_days_are_one_range_of_its_index(log_backend):
+    """Step 8: a filtered export (a block, some days) seeks its rows in ``complaints_block_key``, not all the days'."""
+    store = log_backend.open()
+    fill(store)
+    filters = Filters(block="Sadar", since=datetime(2000, 1, 1, tzinfo=timezone.utc),
+                      until=datetime(2100, 1, 1, tzinfo=timezone.utc))  # fmt: skip
+    where, params = where_clause(filters)
+    sql = f"SELECT {COLUMNS} FROM complaints{where}{ORDERS['queue']}"
+    if log_backend.name == "sqlite":
+        plan = "\n".join(r[-1] for r in log_backend.execute("EXPLAIN QUERY PLAN " + sql, tuple(params)))
+        assert "complaints_block_key (block_key=? AND created_at>? AND created_at<?)" in plan, plan
+    else:
+        import psycopg
+
+        with psycopg.connect(log_backend.db, autocommit=True) as conn:
+            conn.execute("SET enable_seqscan = off")  # 23 rows: the planner would rather read the table
+            plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql.replace("?", "%s"), params))
+        cond = "Index Cond: ((block_key = 'sadar'::text) AND (created_at >= '2000-01-01T00:00:00.000000Z'::text)"
+        assert "Index Scan using complaints_block_key" in plan and cond in plan, plan
+    assert len(store.list(filters, limit=None).items) == 11 == len(plain(store, filters))

@@ -17,7 +17,8 @@
      and change), which answers list totals and daily counts without counting rows
   8: the review order's index also carries ``certainty`` itself (after its ``COALESCE``), so that PostgreSQL
      reads the complaints a page deep in the review queue skips from the index alone (an index-only scan needs
-     every column the query names, and an index on an expression holds only the expression)
+     every column the query names, and an index on an expression holds only the expression); the block's index
+     also holds the arrival time, so a block's complaints of some days are one range of it (a filtered export)
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
@@ -77,6 +78,8 @@ STEP_8 = """
     DROP INDEX complaints_review_page;
     CREATE INDEX complaints_review_page ON complaints
         (needs_review DESC, (COALESCE(certainty, 2.0)), created_at DESC, id DESC, certainty);
+    DROP INDEX complaints_block_key;
+    CREATE INDEX complaints_block_key ON complaints (block_key, created_at);
     """
 
 SQLITE_STEPS: dict[int, str] = {
