@@ -97,6 +97,23 @@ def test_cursor_pages_and_totals_match_the_plain_query(log_backend, order):
         assert by_offset == expected
 
 
+@pytest.mark.parametrize("order", ["queue", "review"])
+def test_offset_pages_are_slices_of_the_plain_query(log_backend, order):
+    """A page that skips complaints (their ids read first, then the page's rows by id) is exactly that slice of the
+    plain query, rows and all: ties on the arrival time, a label filter's subquery, every offset, past the end."""
+    store = log_backend.open()
+    change_some(store, fill(store))
+    for filters in (Filters(), Filters(label="illness"), Filters(block="sadar", needs_review=False)):
+        expected = plain(store, filters, order)
+        assert len(expected) > 4, filters
+        for limit in (1, 4):
+            for offset in range(1, len(expected) + 2):
+                page = store.list(filters, limit=limit, offset=offset, order=order)
+                assert page.items == expected[offset : offset + limit], (filters, limit, offset)
+                assert page.total == len(expected)
+                assert (page.next_cursor is not None) == (offset + limit < len(expected))
+
+
 def test_school_search_is_partial_any_case_and_literal(log_backend):
     store = log_backend.open()
     fill(store)
@@ -125,6 +142,20 @@ def test_counts_follow_saves_corrections_and_moves(log_backend):
     assert store.list(Filters(label="poor_hygiene", status="in_progress", corrected=True)).total == 1
     since = datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
     assert store.list(Filters(since=since)).total == 23 and store.daily_label_counts(Filters(since=since)) == expected
+
+
+def test_labels_and_size_come_from_the_counts_as_corrections_change_them(log_backend):
+    store = log_backend.open()
+    a, b = store.add_many([complaint("lizard", ["foreign_object"], "high"), complaint("cold", ["other"], "low")])
+    assert store.labels() == {"foreign_object", "other"} and store.count() == 2
+    store.update(a, ComplaintChange(labels=["illness"], urgency="high"), "asha")  # its only label corrected away
+    store.set_status(b, "in_progress")
+    assert store.labels() == {"illness", "other"} and store.count() == 2
+    store.update(a, ComplaintChange(labels=["foreign_object", "illness"], urgency="high"), "asha")
+    assert store.labels() == {"foreign_object", "illness", "other"}
+    change_some(store, fill(store))
+    assert store.labels() == {r[0] for r in log_backend.execute("SELECT DISTINCT label FROM complaint_labels")}
+    assert store.count() == 25 == log_backend.execute("SELECT count(*) FROM complaints")[0][0]
 
 
 def forge(*key) -> str:
@@ -305,7 +336,7 @@ def test_a_version_5_log_keeps_its_saved_answers_through_step_7(log_backend):
         (now,),
     )
     store = log_backend.open()
-    assert store.schema_version == 7
+    assert store.schema_version == 8
     assert store.saved_answer("key-1") == SavedAnswer("fp", '{"id": 1}', "application/json", [1], True)
     replay = store.add_many_once("key-1", "fp", [complaint("lizard", ["foreign_object"], "high")], render)
     assert replay.replayed and store.count() == 1
@@ -335,3 +366,62 @@ def test_a_district_scope_pages_by_cursor_and_counts_its_own_rows(log_backend):
     day = store.list(limit=1).items[0]["created_at"][:10]
     assert store.daily_label_counts(Filters(districts=scope(["Patna"]))) == {day: {"illness": 4}}
     assert store.list(Filters(districts=())).total == 0 and store.list().total == len(ids) + 4
+
+
+def test_step_8_keeps_a_version_7_logs_review_order(log_backend):
+    assert log_backend.migrate_to(7) == 7  # a log of version 7, written through raw SQL
+    for i, certainty in enumerate([0.4, None, 0.1, 0.4, 0.9]):
+        when = f"2024-05-0{i + 1}T10:00:00.000000Z"
+        log_backend.execute(
+            "INSERT INTO complaints (text, labels, probabilities, urgency, urgency_rank, model_version, created_at,"
+            " status, status_changed_at, event_at, certainty, needs_review) VALUES (?, '[\"other\"]', '{}', 'low', 2,"
+            " 'm', ?, 'new', ?, ?, ?, ?)",
+            (f"complaint {i}", when, when, when, certainty, i == 4),
+        )
+    store = log_backend.open()
+    assert store.schema_version == 8
+    assert [c["text"] for c in store.list(order="review", limit=None).items] == [
+        "complaint 4", "complaint 2", "complaint 3", "complaint 0", "complaint 1"
+    ]  # fmt: skip
+    assert [c["text"] for c in store.list(order="review", limit=2, offset=2).items] == ["complaint 3", "complaint 0"]
+
+
+@pytest.mark.parametrize("order", ["queue", "review"])
+def test_postgres_reads_the_complaints_an_offset_skips_from_the_orders_index_alone(pg_cluster, order):
+    """The inner query of a page by offset is an index-only scan of the order's index (no skipped row is fetched)."""
+    import psycopg
+    from log_backends import PostgresBackend
+
+    from mealwatch.log.base import offset_page_sql
+
+    backend = PostgresBackend(pg_cluster)
+    store = backend.open()
+    change_some(store, fill(store))
+    with psycopg.connect(backend.db, autocommit=True) as conn:
+        conn.execute("VACUUM (ANALYZE) complaints")  # as autovacuum leaves a table that mostly grows
+        conn.execute("SET enable_seqscan = off")  # 23 rows: the planner would rather read the table
+        conn.execute("SET enable_bitmapscan = off")
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + offset_page_sql(order, "", 5, 10)))
+    assert f"Index Only Scan using complaints_{order}_page on complaints" in plan, plan
+
+
+def test_a_blocks_complaints_of_some_days_are_one_range_of_its_index(log_backend):
+    """Step 8: a filtered export (a block, some days) seeks its rows in ``complaints_block_key``, not all the days'."""
+    store = log_backend.open()
+    fill(store)
+    filters = Filters(block="Sadar", since=datetime(2000, 1, 1, tzinfo=timezone.utc),
+                      until=datetime(2100, 1, 1, tzinfo=timezone.utc))  # fmt: skip
+    where, params = where_clause(filters)
+    sql = f"SELECT {COLUMNS} FROM complaints{where}{ORDERS['queue']}"
+    if log_backend.name == "sqlite":
+        plan = "\n".join(r[-1] for r in log_backend.execute("EXPLAIN QUERY PLAN " + sql, tuple(params)))
+        assert "complaints_block_key (block_key=? AND created_at>? AND created_at<?)" in plan, plan
+    else:
+        import psycopg
+
+        with psycopg.connect(log_backend.db, autocommit=True) as conn:
+            conn.execute("SET enable_seqscan = off")  # 23 rows: the planner would rather read the table
+            plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql.replace("?", "%s"), params))
+        cond = "Index Cond: ((block_key = 'sadar'::text) AND (created_at >= '2000-01-01T00:00:00.000000Z'::text)"
+        assert "Index Scan using complaints_block_key" in plan and cond in plan, plan
+    assert len(store.list(filters, limit=None).items) == 11 == len(plain(store, filters))

@@ -2,9 +2,9 @@
 
 One row per UTC day of arrival, label ('' for the complaints themselves), status, urgency, review flag and
 correction holds how many complaints are in that state; every save and every change adjusts it in its own
-transaction, so a list's total or the daily counts of a log of millions are a sum over a few hundred rows,
-not a count over millions. Only filters on those fields (and date ranges of whole UTC days) can be answered
-so; any other filter counts rows through its index.
+transaction, so a list's total, the daily counts, the log's size and the labels it holds are a sum over a few
+thousand rows, not a count over millions. Only filters on those fields (and date ranges of whole UTC days) can
+be answered so; any other filter counts rows through its index.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ RECOUNT = (
     " c.corrected_labels IS NOT NULL, count(*)"
     " FROM complaint_labels l JOIN complaints c ON c.id = l.complaint_id GROUP BY 1, 2, 3, 4, 5, 6",
 )
+
+#: every label some complaint carries now (a label every complaint of which was corrected away keeps rows of 0)
+KNOWN_LABELS = "SELECT DISTINCT label FROM complaint_counts WHERE label <> '' AND n > 0"
 
 
 def keys_of(

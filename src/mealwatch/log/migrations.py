@@ -15,6 +15,10 @@
      partial name is looked up among schools, not complaints); ``complaint_counts`` (complaints per UTC day,
      label, status, urgency, review flag and correction, kept up to date in the transaction of every save
      and change), which answers list totals and daily counts without counting rows
+  8: the review order's index also carries ``certainty`` itself (after its ``COALESCE``), so that PostgreSQL
+     reads the complaints a page deep in the review queue skips from the index alone (an index-only scan needs
+     every column the query names, and an index on an expression holds only the expression); the block's index
+     also holds the arrival time, so a block's complaints of some days are one range of it (a filtered export)
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
@@ -36,7 +40,7 @@ from ..records import fold, school_group
 from .base import StoreError, utc_now
 from .counts import RECOUNT
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 #: step 7 on both backends ({C}: PostgreSQL's byte-order collation, {BOOL}: its boolean type)
 STEP_7 = """
@@ -68,6 +72,15 @@ STEP_7 = """
         PRIMARY KEY (day, label, status, urgency, needs_review, corrected)
     );
     """ + ";".join(RECOUNT)
+
+#: step 8 on both backends
+STEP_8 = """
+    DROP INDEX complaints_review_page;
+    CREATE INDEX complaints_review_page ON complaints
+        (needs_review DESC, (COALESCE(certainty, 2.0)), created_at DESC, id DESC, certainty);
+    DROP INDEX complaints_block_key;
+    CREATE INDEX complaints_block_key ON complaints (block_key, created_at);
+    """
 
 SQLITE_STEPS: dict[int, str] = {
     1: """
@@ -219,6 +232,7 @@ SQLITE_STEPS: dict[int, str] = {
     CREATE INDEX audit_log_at ON audit_log (at);
     """,
     7: STEP_7.format(C="", BOOL="INTEGER"),
+    8: STEP_8,
 }
 
 
@@ -378,6 +392,7 @@ POSTGRES_STEPS: dict[int, str] = {
     CREATE INDEX audit_log_at ON audit_log (at);
     """,
     7: STEP_7.format(C=' COLLATE "C"', BOOL="BOOLEAN"),
+    8: STEP_8,
 }
 
 
