@@ -62,6 +62,16 @@ def test_three_complaints_at_one_school_within_a_day_raise_one_alert_and_a_fourt
     assert engine.check([d]) == []  # evaluating again changes nothing
 
 
+def test_an_acknowledged_alert_is_not_raised_again_by_a_recheck_but_a_new_complaint_raises_one(engine):
+    i, [raised] = add(engine, text="a child was admitted to hospital", labels=("illness",), hours=0)
+    assert engine.store.acknowledge_alert(raised.alert["id"], by="dpo")["status"] == "acknowledged"
+    assert engine.check([i]) == []  # a correction or a replayed save re-checks it: the officer has seen it
+    assert engine.store.list_alerts().total == 1
+    j, [again] = add(engine, text="another child admitted to hospital", labels=("illness",), hours=1)
+    assert (again.kind, again.alert["complaint_ids"]) == ("raised", [i, j])  # a new event: a new alert, in context
+    assert engine.store.list_alerts().total == 2
+
+
 def test_incident_time_counts_not_arrival_time(engine):
     # three complaints arrive together, but their incidents are days apart: no outbreak
     for h in (0, 30, 60):

@@ -46,6 +46,30 @@ def test_a_retry_after_a_restart_gets_the_first_answer(predictor, tmp_path):  # 
     assert [(r["id"], r["text"], r["school"]) for r in rows] == [(1, TEXT, SCHOOL)]
 
 
+def test_a_retry_checks_the_alert_rules_its_first_request_never_reached(predictor, tmp_path):  # noqa: F811
+    from mealwatch.alerts import DEFAULT_RULES
+
+    db = tmp_path / "log.db"
+    body = {"text": "ek bachhe ko hospital le gaye, khana khane ke baad", "school": SCHOOL, "save": True}
+    key = {"Idempotency-Key": "ivr-0042"}
+    # the first request committed and died before its alert check: here, a service without the hospital rule
+    without = [rule for rule in DEFAULT_RULES if rule.name != "death_or_hospital"]
+    with local_client(create_app(db_path=db, predictor=predictor, alert_rules=without)) as before:
+        assert before.post("/api/classify", json=body, headers=key).status_code == 200
+        assert before.get("/api/alerts").json()["total"] == 0
+    with local_client(create_app(db_path=db, predictor=predictor)) as after:
+        retry = after.post("/api/classify", json=body, headers=key)
+        assert retry.status_code == 200 and retry.headers["idempotent-replayed"] == "true"
+        alerts = after.get("/api/alerts").json()
+        assert alerts["total"] == 1 and alerts["items"][0]["rule"] == "death_or_hospital"
+        assert alerts["items"][0]["complaint_ids"] == [retry.json()["id"]]
+        alert_id = alerts["items"][0]["id"]
+        assert after.patch(f"/api/alerts/{alert_id}", json={"status": "acknowledged"}).status_code == 200
+        again = after.post("/api/classify", json=body, headers=key)  # one more retry: the officer has seen it
+        assert again.status_code == 200 and after.get("/api/alerts").json()["total"] == 1
+        assert after.get("/api/health").json()["complaints_stored"] == 1
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -54,7 +54,8 @@ def decode_alert(row: dict[str, Any]) -> dict[str, Any]:
 
 def record_alert(tx: Tx, draft: AlertDraft, window: timedelta, now: str) -> AlertOutcome:
     """Extend the open alert of the draft's rule and place that overlaps it (each widened by ``window``),
-    else raise a new one."""
+    else raise a new one — unless an acknowledged alert of that rule and place already holds every one of the
+    draft's complaints (a re-check, after a correction or a replayed save, never re-raises what an officer saw)."""
     tx.lock(f"alert|{draft.rule}|{draft.group_key}")
     rows = tx.all(
         f"SELECT {ALERT_COLUMNS} FROM alerts WHERE status = 'open' AND rule = ? AND group_key = ? ORDER BY id",
@@ -74,6 +75,12 @@ def record_alert(tx: Tx, draft: AlertDraft, window: timedelta, now: str) -> Aler
                 (json.dumps(ids), first, last, draft.summary, now, row["id"]),
             )
             return AlertOutcome(get_alert(tx, row["id"]), "extended", added)
+    for row in map(decode_alert, tx.all(
+        f"SELECT {ALERT_COLUMNS} FROM alerts WHERE status <> 'open' AND rule = ? AND group_key = ? ORDER BY id",
+        (draft.rule, draft.group_key),
+    )):  # fmt: skip
+        if set(draft.complaint_ids) <= set(row["complaint_ids"]):  # an officer has seen exactly these already
+            return AlertOutcome(row, "unchanged")
     tx.run(
         "INSERT INTO alerts (rule, summary, group_key, school, udise, block, district, complaint_ids, first_at,"
         " last_at, status, raised_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",

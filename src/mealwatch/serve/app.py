@@ -142,8 +142,9 @@ def save_once(
     render: Callable[[list[dict]], tuple[str, str]],
 ) -> SavedAnswer:
     """Save under an idempotency key: the complaints and ``render(answers)`` (body, media type) in one transaction,
-    then check the alert rules for them — or, for a retry, the answer the first request stored (nothing saved,
-    no rule checked again)."""
+    then check the alert rules for them — or, for a retry, the answer the first request stored (nothing saved).
+    A retry checks the rules again: the first request may have died between its commit and its check, and a
+    check of complaints already in an alert changes nothing (``record_alert``)."""
     saved = svc.store.add_many_once(
         once.key,
         once.fingerprint,
@@ -151,9 +152,16 @@ def save_once(
         lambda ids: render(answers(svc, classified, complaints, ids)),
     )
     idempotency.check_same(once, saved)  # a racing request with the same key may have asked something else
-    if not saved.replayed and svc.alerts is not None:
-        svc.alerts.check(saved.complaint_ids)
+    check_alerts(svc, saved)
     return saved
+
+
+def check_alerts(svc: Service, saved: SavedAnswer) -> None:
+    """The alert rules checked for a saved request's complaints: after its save, and again for every retry (the
+    first request may have died between its commit and its check; a check of complaints an alert already holds,
+    open or acknowledged, changes nothing)."""
+    if svc.alerts is not None:
+        svc.alerts.check(saved.complaint_ids)
 
 
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
@@ -163,6 +171,7 @@ async def classify(body: ClassifyRequest, svc: Svc, request: Request, who: Who) 
     may_save(who, body.save, complaints)
     once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
+        await run_in_threadpool(check_alerts, svc, once)
         return idempotency.response(once)
     done = await classified(svc, request, [body.text], body.explain, body.steps)
     if once is not None:
@@ -182,6 +191,7 @@ async def classify_batch(body: BatchRequest, svc: Svc, request: Request, who: Wh
     may_save(who, body.save, complaints)
     once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
+        await run_in_threadpool(check_alerts, svc, once)
         return idempotency.response(once)
     done = await classified(svc, request, [t for t, _ in complaints], body.explain, body.steps)
     if once is not None:
@@ -224,6 +234,7 @@ def classify_csv(
     asked = (name, save, format, str(with_csv), data)
     once = idempotency.once_for(svc.store, request, save == "true", *asked)
     if isinstance(once, SavedAnswer):
+        check_alerts(svc, once)
         return idempotency.response(once, headers if format == "csv" else None)
     done = svc.predictor.classify([t for t, _ in complaints], "none", 0)
 
