@@ -39,6 +39,7 @@ def post_raw_json(client, raw: bytes):
         (b'{"text": "dal", "school": "GPS \\udfff", "save": true}', "field 'school': the school name holds a lone"),
         (b'{"text": "\\u200b\\u200b\\u2060", "save": true}', "the text has no visible characters"),
         (b'{"text": "\\u202e\\u200d\\ufeff \\u0301", "save": true}', "the text has no visible characters"),
+        (b'{"text": "\\udb80\\udc00 \\ue000", "save": true}', "the text has no visible characters"),  # private use
     ],
 )
 def test_lone_surrogates_and_invisible_texts_are_refused(client, raw, message):
@@ -50,6 +51,7 @@ def test_lone_surrogates_and_invisible_texts_are_refused(client, raw, message):
 def test_invisible_texts_on_the_attention_endpoints_are_422(client):
     for r in (
         client.post("/api/attention", json={"text": "\u200b\u200b"}),
+        client.post("/api/attention", json={"text": "\U000f0000"}),  # private use: the tokenizer drops it
         client.get("/attention", params={"text": "\u200b\u200c"}),
         client.post("/api/classify/batch", json={"texts": ["fine", "\u2060"]}),
     ):

@@ -104,7 +104,7 @@ def detect_script(text: str) -> str:
 
 #: Unicode categories of characters that show nothing on their own: controls, format characters (zero-width
 #: spaces and joiners, direction marks), surrogates, separators and combining marks without a letter to sit on
-INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
 
 
 def check_text(text: object, max_chars: int | None = None) -> str:
@@ -123,8 +123,8 @@ def check_text(text: object, max_chars: int | None = None) -> str:
         )
     if all(unicodedata.category(c) in INVISIBLE_CATEGORIES or c == "\ufffd" for c in text):
         raise ValueError(
-            "the text has no visible characters (only spaces, zero-width or formatting characters, or stray "
-            "combining marks): expected the complaint's words"
+            "the text has no visible characters (only spaces, zero-width, formatting or private-use characters, or "
+            "stray combining marks): expected the complaint's words"
         )
     if max_chars is not None and len(text) > max_chars:
         raise ValueError(
