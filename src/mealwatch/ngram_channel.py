@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,18 @@ class FeatureBlock:
     token_pattern: str | None  # the regular expression of a word (analyzer "word"); None for character blocks
     vocabulary: list[str]
     idf: np.ndarray  # (F_block,)
+    _counter: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def counter(self) -> Any:
+        """The n-gram counter over this block's vocabulary, built once (a vocabulary holds ~10^5 terms)."""
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        if self._counter is None:
+            columns = {term: i for i, term in enumerate(self.vocabulary)}
+            counter = CountVectorizer(**self.vectorizer_options(), vocabulary=columns)
+            counter.transform([""])  # checks the vocabulary now, not in the first request
+            self._counter = counter
+        return self._counter
 
     def vectorizer_options(self) -> dict[str, Any]:
         """The scikit-learn vectorizer options that give this block's n-grams."""
@@ -60,11 +72,9 @@ class FeatureBlock:
 
     def transform(self, texts: Sequence[str]) -> Any:
         """(N, F_block) sparse rows: sublinear tf times idf, each row scaled to unit length."""
-        from sklearn.feature_extraction.text import CountVectorizer
         from sklearn.preprocessing import normalize
 
-        columns = {term: i for i, term in enumerate(self.vocabulary)}
-        counts = CountVectorizer(**self.vectorizer_options(), vocabulary=columns).transform(list(texts))  # (N, F_block)
+        counts = self.counter().transform(list(texts))  # (N, F_block)
         tf = counts.astype(np.float64)
         tf.data = 1.0 + np.log(tf.data)  # sublinear tf
         return normalize(tf.multiply(self.idf[None, :]).tocsr())  # (N, F_block), rows of unit l2 norm
