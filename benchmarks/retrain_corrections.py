@@ -25,7 +25,6 @@ import argparse
 import csv
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mealwatch.labels import LABELS
+from mealwatch.transformer.precision import cpu_name
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data" / "sms_shorthand.csv"
@@ -163,17 +163,6 @@ def mealwatch(args: list[str], env: dict[str, str], log: Path | None = None) -> 
 def evaluate(model: Path, source: list[str], env: dict[str, str]) -> dict:
     """``mealwatch evaluate --json`` of ``model`` on ``source`` (``--data FILE`` or ``--db LOG``)."""
     return json.loads(mealwatch(["evaluate", "--model", str(model), *source, "--json"], env).strip().splitlines()[-1])
-
-
-def cpu_name() -> str:
-    """The CPU's model name (as ``lscpu`` prints it), else the platform's word for it."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def with_interval(scores: dict) -> str:

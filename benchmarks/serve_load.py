@@ -37,6 +37,7 @@ from pathlib import Path
 import httpx
 
 from mealwatch.log import open_log, redact
+from mealwatch.transformer.precision import cpu_name
 
 HOST = "127.0.0.1"  # loopback only, never another address
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,16 +127,6 @@ def run_clients(url: str, texts: list[str], total: int, clients: int, explain: s
     for t in threads:
         t.join()
     return {"latencies": latencies, "failures": failures, "seconds": time.perf_counter() - t0}
-
-
-def cpu_name() -> str:
-    """``lscpu``'s model name (the CPU the figures belong to)."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "unknown (lscpu failed)"
-    names = [line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name")]
-    return names[0] if names else "unknown"
 
 
 def offline_rate(pipeline, texts: list[str], count: int, repeats: int) -> float:
