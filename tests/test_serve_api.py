@@ -3,10 +3,13 @@ the log filters, pages, exports and counts correctly, and every bad input is a c
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import socket
 import threading
+import time
+from collections.abc import Iterator
 
 import pytest
 import torch
@@ -31,6 +34,28 @@ TEXTS = [
 def local_client(app, **kwargs) -> TestClient:
     """A TestClient addressed to 127.0.0.1 (the service answers to its loopback names only)."""
     return TestClient(app, base_url="http://127.0.0.1", **kwargs)
+
+
+@contextlib.contextmanager
+def live_server(app) -> Iterator[int]:
+    """``app`` under uvicorn in a background thread on a free loopback port; yields the port."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "the test server did not start"
+            time.sleep(0.05)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def tiny_classifier(seed: int) -> Pipeline:

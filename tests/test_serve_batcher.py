@@ -10,7 +10,7 @@ import time
 
 import httpx
 import pytest
-from test_serve_api import local_client, tiny_classifier
+from test_serve_api import live_server, local_client, tiny_classifier
 
 from mealwatch.serve import Predictor, create_app
 from mealwatch.serve.batcher import Batcher, Overloaded, Pass
@@ -307,58 +307,46 @@ def test_a_full_queue_is_a_503_with_retry_after_and_saves_nothing(tiny_predictor
 def test_a_request_whose_client_went_away_is_dropped_before_its_pass(tiny_predictor, tmp_path, monkeypatch):
     """A live server: while the model is busy, a client sends a complaint and hangs up; it never reaches the
     model, and nothing is saved for it."""
-    import uvicorn
-
     predictor = tiny_predictor(batch_wait_s=0.0)
     blocked = BlockedModel(predictor, "the busy complaint")
     monkeypatch.setattr(predictor.pipeline, "predict", blocked)
     app = create_app(db_path=tmp_path / "log.db", predictor=predictor)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        url = f"http://127.0.0.1:{port}"
-        busy: dict = {}
-        sender = threading.Thread(
-            target=lambda: busy.setdefault(
-                "r", httpx.post(url + "/api/classify", json={"text": "the busy complaint", "save": True}, timeout=30)
+    with live_server(app) as port:
+        try:
+            url = f"http://127.0.0.1:{port}"
+            busy: dict = {}
+            sender = threading.Thread(
+                target=lambda: busy.setdefault(
+                    "r",
+                    httpx.post(url + "/api/classify", json={"text": "the busy complaint", "save": True}, timeout=30),
+                )
             )
-        )
-        sender.start()
-        assert blocked.entered.wait(10)
-        body = b'{"text": "a complaint nobody waits for", "save": true}'
-        with socket.create_connection(("127.0.0.1", port)) as conn:
-            conn.sendall(
-                b"POST /api/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + f"Content-Length: {len(body)}\r\n\r\n".encode()
-                + body
-            )
+            sender.start()
+            assert blocked.entered.wait(10)
+            body = b'{"text": "a complaint nobody waits for", "save": true}'
+            with socket.create_connection(("127.0.0.1", port)) as conn:
+                conn.sendall(
+                    b"POST /api/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                    + body
+                )
+                deadline = time.monotonic() + 10
+                while predictor.batcher.waiting < 1:  # it is queued behind the busy pass
+                    assert time.monotonic() < deadline
+                    time.sleep(0.01)
+            time.sleep(1.0)  # the client has hung up; the service notices within its 0.2 s poll
+            blocked.released.set()
+            sender.join(30)
+            assert busy["r"].status_code == 200
             deadline = time.monotonic() + 10
-            while predictor.batcher.waiting < 1:  # it is queued behind the busy pass
+            while predictor.batcher.waiting:
                 assert time.monotonic() < deadline
                 time.sleep(0.01)
-        time.sleep(1.0)  # the client has hung up; the service notices within its 0.2 s poll
-        blocked.released.set()
-        sender.join(30)
-        assert busy["r"].status_code == 200
-        deadline = time.monotonic() + 10
-        while predictor.batcher.waiting:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
-        assert predictor.classify(["after"])[0].prediction.text == "after"
-        assert all("a complaint nobody waits for" not in p for p in blocked.passes)
-        assert app.state.service.store.count() == 1  # only the busy complaint
-    finally:
-        blocked.released.set()
-        server.should_exit = True
-        thread.join(timeout=10)
+            assert predictor.classify(["after"])[0].prediction.text == "after"
+            assert all("a complaint nobody waits for" not in p for p in blocked.passes)
+            assert app.state.service.store.count() == 1  # only the busy complaint
+        finally:
+            blocked.released.set()
 
 
 def test_serve_command_refuses_bad_batching_flags_in_one_line(capsys):

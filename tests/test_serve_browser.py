@@ -4,7 +4,6 @@ CSV, change a status. Any page error, console error or request leaving this mach
 from __future__ import annotations
 
 import csv
-import socket
 import threading
 import time
 from pathlib import Path
@@ -12,6 +11,8 @@ from urllib.parse import urlparse
 
 import pytest
 import torch
+
+from test_serve_api import live_server
 
 from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.classifier import Classifier, ClassifierConfig
@@ -59,24 +60,10 @@ def server(model, tmp_path_factory):
 
 def serve(model, db: Path, **options):
     """The app under uvicorn in a background thread on a free loopback port; yields (base url, db path)."""
-    import uvicorn
-
     from mealwatch.serve import create_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(model[0], db, **options)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the test server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", db
-    server.should_exit = True
-    thread.join(timeout=10)
+    with live_server(create_app(model[0], db, **options)) as port:
+        yield f"http://127.0.0.1:{port}", db
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from test_serve_api import local_client, model_dir, predictor, tiny_classifier
+from test_serve_api import live_server, local_client, model_dir, predictor, tiny_classifier
 
 from mealwatch.serve import create_app
 from mealwatch.serve.explainer import MAX_IG_WORK, Busy, Explainer, Stopped, check_ig_budget, ig_work
@@ -131,8 +131,6 @@ def test_an_explanation_over_budget_is_a_422(predictor, tmp_path, monkeypatch):
 
 def test_an_explanation_is_cancelled_when_its_client_goes_away(predictor, tmp_path, monkeypatch):
     """A live server: the client sends an integrated-gradients request and hangs up; the job stops."""
-    import uvicorn
-
     jobs = []
     passes: list[int] = []
     started = threading.Event()
@@ -143,17 +141,7 @@ def test_an_explanation_is_cancelled_when_its_client_goes_away(predictor, tmp_pa
 
     monkeypatch.setattr(predictor, "start_ig", slow_ig)
     app = create_app(db_path=tmp_path / "log.db", predictor=predictor)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+    with live_server(app) as port:
         body = b'{"text": "the dal was cold", "explain": "ig", "steps": 300, "save": true}'
         with socket.create_connection(("127.0.0.1", port)) as conn:
             conn.sendall(
@@ -167,6 +155,3 @@ def test_an_explanation_is_cancelled_when_its_client_goes_away(predictor, tmp_pa
             jobs[0].future.result(timeout=10)
         assert len(passes) < 2000
         assert app.state.service.store.count() == 0  # nothing saved for a client that left
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
