@@ -129,6 +129,15 @@ def run_clients(url: str, texts: list[str], total: int, clients: int, explain: s
     return {"latencies": latencies, "failures": failures, "seconds": time.perf_counter() - t0}
 
 
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` so far (Linux /proc); None where it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def offline_rate(pipeline, texts: list[str], count: int, repeats: int) -> float:
     """Complaints/s of ``Pipeline.predict`` (batch size 64) on ``count`` of the texts, median of ``repeats``."""
     batch = (texts * (count // len(texts) + 1))[:count]
@@ -233,13 +242,39 @@ def main() -> int:
         for clients in counts:
             offline.append(offline_rate(pipeline, texts, args.offline_count, args.offline_repeats))
             total = args.single if clients == 1 else args.requests
+            passes_before, server_cpu = (
+                httpx.get(url + "/api/health").json()["model_passes"],
+                process_cpu_seconds(server.pid),
+            )
+            client_cpu = time.process_time()
             run = run_clients(url, texts, total, clients, args.explain, args.max_seconds)
+            client_cpu = time.process_time() - client_cpu
+            server_after, passes = (
+                process_cpu_seconds(server.pid),
+                httpx.get(url + "/api/health").json()["model_passes"],
+            )
             results[clients] = summary(run)
+            done = max(1, len(run["latencies"]) + len(run["failures"]))
+            texts_run, n_passes = passes["texts"] - passes_before["texts"], passes["passes"] - passes_before["passes"]
+            padded = passes["padded_tokens"] - passes_before["padded_tokens"]
+            padding = 1 - (passes["tokens"] - passes_before["tokens"]) / max(1, padded)
+            model_busy = (passes["model_seconds"] - passes_before["model_seconds"]) / run["seconds"]
+            cpu = (
+                ""
+                if server_cpu is None or server_after is None
+                else (f"server CPU {1000 * (server_after - server_cpu) / done:.1f} ms/request, ")
+            )
+            results[clients]["where"] = (
+                f"  {n_passes} passes, {texts_run / max(1, n_passes):.1f} texts per pass, {padding:.0%} of their word "
+                f"pieces padding; the model busy {model_busy:.0%} of the time; {cpu}clients' CPU "
+                f"{1000 * client_cpu / done:.1f} ms/request"
+            )
             failures += run["failures"]
             sent += total
             r = results[clients]
             print(f"{clients} clients: {r['ok']} ok, {r['failed']} failed in {r['seconds']:.1f} s | p50 {r['p50']:.1f} "
                   f"ms, p99 {r['p99']:.1f} ms, mean {r['mean']:.1f} ms | {r['rate']:.1f} requests/s")  # fmt: skip
+            print(r["where"])
         after = httpx.get(url + "/api/health").json()["complaints_stored"]
         offline.append(offline_rate(pipeline, texts, args.offline_count, args.offline_repeats))
     finally:

@@ -11,6 +11,7 @@ from safetensors.torch import load_file, save_file
 
 from mealwatch import Encoder, EncoderConfig, Tokenizer
 from mealwatch.classifier import Classifier, ClassifierConfig, is_classifier_dir
+from mealwatch.inference.batches import cut_by_length
 from mealwatch.pipeline import Pipeline, Prediction
 from mealwatch.transformer import CheckpointError, mean_pool
 
@@ -249,3 +250,13 @@ def test_prediction_explanation_and_attention_read_the_same_pieces_of_a_long_tex
     assert prediction.truncated and attention.truncated and explanation.truncated and grad.truncated
     assert attention.words == explanation.words == grad.words  # 14 word pieces' words, not 512
     assert len(attention.words) <= 14
+
+
+def test_a_pass_cut_by_length_gives_what_each_text_gets_alone(tiny_config, tokenizer):
+    pipeline = make_pipeline(tiny_config, tokenizer)
+    texts = ["dal", "the rice had worms and the children fell ill after eating it at school today"] * 3 + ["no meal"]
+    lengths = sorted(pipeline.token_counts(texts))
+    assert len(cut_by_length(lengths, len(texts))) == 2  # the short texts and the long ones run apart
+    one_call = pipeline.probabilities(texts, batch_size=len(texts))  # (N, L)
+    alone = torch.cat([pipeline.probabilities([t], batch_size=1) for t in texts])  # (N, L)
+    torch.testing.assert_close(one_call, alone, atol=1e-5, rtol=0)

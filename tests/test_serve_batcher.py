@@ -211,10 +211,10 @@ def tiny_predictor():
 def test_concurrent_requests_get_exactly_what_they_would_get_alone(tiny_predictor):
     predictor = tiny_predictor(batch_wait_s=0.5)
     alone = [tiny_classifier(0).predict([t])[0] for t in DIFFERENT_LENGTHS]
-    before = predictor.passes
+    before = predictor.counts.passes
     jobs = [predictor.start_classify([t]) for t in DIFFERENT_LENGTHS]  # within one wait: one shared pass
     together = [job.future.result(timeout=30)[0] for job in jobs]
-    assert predictor.passes == before + 1
+    assert predictor.counts.passes == before + 1 and predictor.counts.texts >= len(DIFFERENT_LENGTHS)
     for got, expected in zip(together, alone):
         assert got.text == expected.text
         assert got.labels == expected.labels
@@ -235,13 +235,17 @@ def test_concurrent_http_requests_match_single_ones(tiny_predictor, tmp_path):
     def send(i: int) -> None:
         answers[i] = client.post("/api/classify", json={"text": DIFFERENT_LENGTHS[i], "save": True}).json()
 
-    before = predictor.passes
+    before = client.get("/api/health").json()["model_passes"]
     threads = [threading.Thread(target=send, args=(i,)) for i in range(len(DIFFERENT_LENGTHS))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert predictor.passes - before < len(DIFFERENT_LENGTHS)  # some shared a pass
+    after = client.get("/api/health").json()["model_passes"]
+    assert after["texts"] - before["texts"] == len(DIFFERENT_LENGTHS)  # every text ran once
+    assert after["passes"] - before["passes"] < len(DIFFERENT_LENGTHS)  # some shared a pass
+    assert after["model_seconds"] > before["model_seconds"] and after["padded_tokens"] > before["padded_tokens"]
+    assert after["texts_per_pass"] == round(after["texts"] / after["passes"], 2)
     for i, expected in enumerate(alone):
         got = answers[i]
         assert got["labels"] == expected["labels"] and got["needs_review"] == expected["needs_review"]

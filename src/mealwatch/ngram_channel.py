@@ -74,10 +74,10 @@ class FeatureBlock:
         """(N, F_block) sparse rows: sublinear tf times idf, each row scaled to unit length."""
         from sklearn.preprocessing import normalize
 
-        counts = self.counter().transform(list(texts))  # (N, F_block)
+        counts = self.counter().transform(list(texts)).tocsr()  # (N, F_block)
         tf = counts.astype(np.float64)
-        tf.data = 1.0 + np.log(tf.data)  # sublinear tf
-        return normalize(tf.multiply(self.idf[None, :]).tocsr())  # (N, F_block), rows of unit l2 norm
+        tf.data = (1.0 + np.log(tf.data)) * self.idf[tf.indices]  # sublinear tf times the idf of each stored column
+        return normalize(tf)  # (N, F_block), rows of unit l2 norm
 
 
 @dataclass
@@ -90,6 +90,7 @@ class NgramChannel:
     weight: np.ndarray  # W (L, F), F = sum of the blocks' sizes
     bias: np.ndarray  # b (L,)
     detail: str = ""  # the choice made when fitting (C and its validation score)
+    _weight_t: Any = field(default=None, init=False, repr=False, compare=False)  # (W, its (F, L) transpose)
 
     def features(self, texts: Sequence[str]) -> Any:
         """(N, F) sparse TF-IDF features, the blocks side by side."""
@@ -99,7 +100,9 @@ class NgramChannel:
 
     def logits(self, texts: Sequence[str]) -> np.ndarray:
         """(N, L) W x + b."""
-        return np.asarray(self.features(texts) @ self.weight.T) + self.bias[None, :]  # (N, L)
+        if self._weight_t is None or self._weight_t[0] is not self.weight:
+            self._weight_t = (self.weight, np.ascontiguousarray(self.weight.T))  # (F, L), laid out once, not per call
+        return np.asarray(self.features(texts) @ self._weight_t[1]) + self.bias[None, :]  # (N, L)
 
     def probabilities(self, texts: Sequence[str]) -> np.ndarray:
         """(N, L) probabilities: sigmoid per label (multi-label) or softmax over labels."""

@@ -27,6 +27,7 @@ from torch import Tensor
 from .atomic import write_folder_atomically
 from .classifier import CONFIG_FILE, WEIGHTS_FILE, Classifier, ClassifierConfig, is_classifier_dir, read_config
 from .decisions import decide
+from .inference.batches import cut_by_length
 from .inference.modes import Mode
 from .labels import LABELS, urgency
 from .ngram_channel import NgramChannel, fuse
@@ -254,8 +255,8 @@ class Pipeline:
     def _read(self, texts: list[str], batch_size: int) -> tuple[Tensor, list[bool], list[float]]:
         """(N, L) probabilities; per text, whether it was cut and its unreadable share.
 
-        Texts are tokenized a chunk at a time and batched by token count, so a batch holds
-        texts of about the same length and little padding.
+        Texts are tokenized a chunk at a time, sorted by length and cut into passes of at most ``batch_size``
+        texts that waste little on padding or on the fixed cost of a pass (``inference.batches``).
         """
         model = self.model
         was_training = model.training
@@ -269,7 +270,8 @@ class Pipeline:
             unreadable.extend(unreadable_shares(tokens))
             lengths = tokens.attention_mask.sum(dim=1)  # (C,)
             order = torch.argsort(lengths, stable=True)  # (C,)
-            for idx in order.split(batch_size):
+            for group in cut_by_length(lengths[order].tolist(), batch_size):  # little padding, few passes
+                idx = order[group]  # (B,)
                 T = int(lengths[idx].max())
                 logits = self.forward(
                     input_ids=tokens.input_ids[idx, :T],

@@ -500,13 +500,15 @@ def stats(svc: Svc, filters: LogFilters) -> dict:
 
 @router.get("/api/health", tags=["service"])
 def health(svc: Svc, request: Request) -> dict:
-    """Whether the service is up, which model answers, and how many complaints the log holds (of the districts of
-    the account asking; left out for a request that is not signed in)."""
+    """Whether the service is up, which model answers, what its shared passes through the model have done (how
+    well concurrent requests are batched), and how many complaints the log holds (of the districts of the
+    account asking; left out for a request that is not signed in)."""
     answer = {
         "status": "ok",
         "model_version": svc.predictor.version,
         "labels": len(svc.predictor.labels),
         "schema_version": svc.store.schema_version,
+        "model_passes": svc.predictor.counts.to_dict(),
     }
     who = optional(request)
     if who is not None:

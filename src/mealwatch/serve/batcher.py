@@ -56,6 +56,7 @@ class Pass:
 
     texts: list[str]
     lengths: list[int]
+    seconds: float = 0.0  # wall time of the model's call
 
     @property
     def padded_tokens(self) -> int:
@@ -251,6 +252,7 @@ class Batcher:
             return
         texts = [job.texts[i] for job, i in chosen]
         lengths = [job.lengths[i] for job, i in chosen]
+        started = time.perf_counter()
         try:
             results = list(self._run(texts))
             if len(results) != len(texts):
@@ -263,7 +265,7 @@ class Batcher:
             return
         if self._on_pass is not None:
             try:
-                self._on_pass(Pass(texts, lengths))
+                self._on_pass(Pass(texts, lengths, time.perf_counter() - started))
             except Exception:  # noqa: BLE001 - an observer's failure is not the requests'
                 log.exception("the batcher's on_pass callback failed")
         for (job, i), result in zip(chosen, results):

@@ -35,6 +35,22 @@ GRAD_CHUNK = 16
 
 
 @dataclass
+class PassCounts:
+    """What the shared passes through the model have done since the service started."""
+
+    passes: int = 0
+    texts: int = 0
+    tokens: int = 0  # word pieces of the texts
+    padded_tokens: int = 0  # texts × the longest text's word pieces, summed over passes
+    model_seconds: float = 0.0  # wall time inside the model's calls
+
+    def to_dict(self) -> dict[str, Any]:
+        per_pass = self.texts / self.passes if self.passes else 0.0
+        return {"passes": self.passes, "texts": self.texts, "texts_per_pass": round(per_pass, 2), "tokens": self.tokens,
+                "padded_tokens": self.padded_tokens, "model_seconds": round(self.model_seconds, 3)}  # fmt: skip
+
+
+@dataclass
 class Classified:
     prediction: Prediction
     importance: WordScores | None = None
@@ -71,7 +87,7 @@ class Predictor:
         pipeline.model.eval().requires_grad_(False)
         self.pipeline = pipeline
         self.version = version
-        self.passes = 0  # passes through the model so far
+        self.counts = PassCounts()  # the shared passes so far (the warm-up's included)
         self._lock = threading.Lock()  # one use of the model (and its tokenizer) at a time
         self.batcher = Batcher(
             self._predict,
@@ -142,7 +158,13 @@ class Predictor:
             return self.pipeline.token_counts(texts)
 
     def _count_pass(self, done: Pass) -> None:
-        self.passes += 1
+        counts = self.counts  # only the batcher's worker thread writes it
+        counts.passes, counts.texts = counts.passes + 1, counts.texts + len(done.texts)
+        counts.tokens, counts.padded_tokens = (
+            counts.tokens + sum(done.lengths),
+            counts.padded_tokens + done.padded_tokens,
+        )
+        counts.model_seconds += done.seconds
 
     # --- the slow work, on the explainer's worker and its copy of the model ------------------------
 
