@@ -25,6 +25,7 @@ from typing import Any
 
 from ..explain.methods import attribute
 from ..explain.scores import WordScores
+from ..inference.batches import cut_by_length
 from ..pipeline import Pipeline, Prediction
 from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S, MAX_WAITING, Batcher, BatchJob, Pass
 from .explainer import Explainer, ExplainJob, check_ig_budget
@@ -41,7 +42,7 @@ class PassCounts:
     passes: int = 0
     texts: int = 0
     tokens: int = 0  # word pieces of the texts
-    padded_tokens: int = 0  # texts × the longest text's word pieces, summed over passes
+    padded_tokens: int = 0  # token positions the model computed: each group of a pass padded to its longest
     model_seconds: float = 0.0  # wall time inside the model's calls
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,10 +161,9 @@ class Predictor:
     def _count_pass(self, done: Pass) -> None:
         counts = self.counts  # only the batcher's worker thread writes it
         counts.passes, counts.texts = counts.passes + 1, counts.texts + len(done.texts)
-        counts.tokens, counts.padded_tokens = (
-            counts.tokens + sum(done.lengths),
-            counts.padded_tokens + done.padded_tokens,
-        )
+        lengths = sorted(done.lengths)
+        padded = sum((g.stop - g.start) * lengths[g.stop - 1] for g in cut_by_length(lengths, len(lengths)))  # as run
+        counts.tokens, counts.padded_tokens = counts.tokens + sum(lengths), counts.padded_tokens + padded
         counts.model_seconds += done.seconds
 
     # --- the slow work, on the explainer's worker and its copy of the model ------------------------
