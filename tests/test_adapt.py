@@ -9,7 +9,14 @@ from mealwatch.adapt.distill import distill
 from mealwatch.embeddings import embed_texts
 from mealwatch.adapt.mlm import IGNORE, continue_pretraining, mask_tokens
 from mealwatch.adapt.recipe import AdaptArguments, adapt_encoder, read_adaptation
-from mealwatch.adapt.vocabulary import extend, freeze_pretrained_rows, romanise, train_pieces
+from mealwatch.adapt.vocabulary import (
+    AddedRowsEmbedding,
+    added_rows_learning,
+    extend,
+    freeze_pretrained_rows,
+    romanise,
+    train_pieces,
+)
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.pipeline import Pipeline
 
@@ -79,6 +86,42 @@ def test_frozen_rows_do_not_move_and_new_rows_do():
     emb(torch.arange(10)).sum().backward()
     opt.step()
     assert torch.equal(emb.weight[:6], before[:6]) and not torch.equal(emb.weight[6:], before[6:])
+
+
+def test_added_rows_learn_as_with_the_frozen_table_and_go_back_into_it(tokenizer):
+    """Training the split table (added rows a parameter of their own) equals training the whole table with the
+    pre-trained rows' gradient zeroed, step for step; on leaving, the one table holds the rows learned."""
+    torch.manual_seed(0)
+    reference, split = tiny_encoder(tokenizer), tiny_encoder(tokenizer)
+    vocab = reference.embeddings.word.num_embeddings
+    bigger = torch.nn.Embedding(vocab + 5, reference.config.hidden_size, padding_idx=0)
+    for encoder in (reference, split):  # the same 5 added rows in both
+        bigger.weight.data[:vocab] = encoder.embeddings.word.weight.data
+        encoder.embeddings.word = torch.nn.Embedding.from_pretrained(bigger.weight.data.clone(), freeze=False)
+    split.load_state_dict(reference.state_dict())
+    before = reference.embeddings.word.weight.detach().clone()
+    ids = torch.tensor([[2, vocab + 1, 7, vocab + 4, vocab], [vocab + 2, 3, 3, vocab + 1, 5]])  # (2, 5)
+
+    def steps(encoder: Encoder) -> None:
+        optimizer = torch.optim.AdamW([p for p in encoder.parameters() if p.requires_grad], lr=0.01, weight_decay=0)
+        for _ in range(3):
+            optimizer.zero_grad()
+            encoder(input_ids=ids).last_hidden_state.pow(2).mean().backward()
+            optimizer.step()
+
+    hook = freeze_pretrained_rows(reference.embeddings.word, vocab)
+    steps(reference)
+    hook.remove()
+    with added_rows_learning(split, vocab) as rows:
+        assert isinstance(split.embeddings.word, AddedRowsEmbedding) and rows.added.shape == (5, before.size(1))
+        torch.testing.assert_close(rows(ids), torch.nn.functional.embedding(ids, before))  # the same lookup
+        steps(split)
+    after = split.embeddings.word.weight
+    assert isinstance(split.embeddings.word, torch.nn.Embedding) and torch.equal(after[:vocab], before[:vocab])
+    assert not torch.equal(after[vocab:], before[vocab:])  # the added rows learned
+    torch.testing.assert_close(after, reference.embeddings.word.weight, atol=1e-6, rtol=0)
+    for (name, p), q in zip(split.named_parameters(), reference.parameters()):
+        torch.testing.assert_close(p, q, atol=1e-6, rtol=0, msg=name)
 
 
 def test_masking_obeys_the_80_10_10_rule():

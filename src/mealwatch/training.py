@@ -11,7 +11,8 @@ from __future__ import annotations
 import copy
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -25,7 +26,7 @@ from .decisions import as_targets
 from .evaluation import evaluate_pipeline
 from .pipeline import Pipeline
 from .adapt.recipe import read_adaptation
-from .adapt.vocabulary import freeze_pretrained_rows
+from .adapt.vocabulary import added_rows_learning
 from .memory import MemoryReleaser
 from .ngram_training import FusionChoice, add_ngram_channel
 from .review import ReviewPolicy, choose_margin
@@ -156,7 +157,7 @@ def make_optimizer(model: Classifier, args: TrainingArguments, total_steps: int)
             continue
         lr = args.head_learning_rate if name.startswith("head.") else args.learning_rate
         # no decay on biases and norms, nor on word embeddings (it would shrink pre-trained rows kept fixed)
-        no_decay = name.endswith(".bias") or "norm" in name or name.endswith("embeddings.word.weight")
+        no_decay = name.endswith(".bias") or "norm" in name or "embeddings.word." in name  # .weight, or .added
         decay = 0.0 if no_decay else args.weight_decay
         groups.setdefault((lr, decay), []).append(p)
     optimizer = torch.optim.AdamW([{"params": ps, "lr": lr, "weight_decay": wd} for (lr, wd), ps in groups.items()])
@@ -195,15 +196,22 @@ def validation_scores(pipeline: Pipeline, texts: list[str], targets: np.ndarray)
     return float(f1_score(targets, predicted, average="macro", zero_division=0)), thresholds
 
 
-def freeze_word_embeddings(model: Classifier, encoder_path: str | None) -> None:
-    """Keep the pre-trained word embeddings fixed; rows added by vocabulary extension still learn."""
+@contextmanager
+def word_embeddings_fixed(model: Classifier, args: TrainingArguments) -> Iterator[None]:
+    """With ``args.freeze_word_embeddings`` (and a pre-trained encoder), the pre-trained word embeddings stay fixed
+    within the block; rows added by vocabulary extension still learn (``adapt.vocabulary.added_rows_learning``)."""
+    if not (args.freeze_word_embeddings and args.pretrained):
+        yield
+        return
     word = model.encoder.embeddings.word
-    adaptation = read_adaptation(resolve(encoder_path))
+    adaptation = read_adaptation(resolve(args.encoder_path))
     keep = adaptation["pretrained_vocab_size"] if adaptation else word.num_embeddings
     if keep >= word.num_embeddings:
         word.weight.requires_grad_(False)
-    else:
-        freeze_pretrained_rows(word, keep)
+        yield
+        return
+    with added_rows_learning(model.encoder, keep):
+        yield
 
 
 def review_policy_on(pipeline: Pipeline, texts: list[str], targets: np.ndarray) -> ReviewPolicy:
@@ -244,8 +252,6 @@ def _train(
     generator = torch.Generator().manual_seed(args.seed)
     pipeline = build_pipeline(train_set.label_set, train_set.multi_label, args)
     model = pipeline.model
-    if args.freeze_word_embeddings and args.pretrained:
-        freeze_word_embeddings(model, args.encoder_path)
     bf16 = cpu_has_bf16() if args.bf16 is None else args.bf16
 
     targets = train_set.targets()
@@ -254,49 +260,50 @@ def _train(
     lengths = batch.attention_mask.sum(dim=1)  # (N,)
     loss_fn = loss_function(targets, train_set.multi_label, len(train_set.label_set), args.class_weights)
     steps_per_epoch = math.ceil(len(y) / args.batch_size)
-    optimizer, scheduler = make_optimizer(model, args, steps_per_epoch * args.epochs)
-    validation_targets = validation_set.targets()
+    with word_embeddings_fixed(model, args):  # the pre-trained rows stay as they are
+        optimizer, scheduler = make_optimizer(model, args, steps_per_epoch * args.epochs)
+        validation_targets = validation_set.targets()
 
-    history: list[dict[str, Any]] = []
-    best_f1, best_epoch, best_state, best_thresholds = -1.0, 0, None, None
-    releaser = MemoryReleaser()
-    for epoch in range(1, args.epochs + 1):
-        model.train()
-        total, seen = 0.0, 0
-        bar = tqdm(length_buckets(lengths, args.batch_size, generator), desc=f"epoch {epoch}/{args.epochs}",
-                   disable=not progress, leave=False, unit="batch")  # fmt: skip
-        for idx in bar:
-            T = int(lengths[idx].max())
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-                logits = model(
-                    input_ids=batch.input_ids[idx, :T],
-                    attention_mask=batch.attention_mask[idx, :T],
-                    token_type_ids=batch.token_type_ids[idx, :T],
-                ).logits  # (B, L)  fmt: skip
-            loss = loss_fn(logits.float(), y[idx])
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-            optimizer.step()
-            scheduler.step()
-            releaser.step()
-            total, seen = total + loss.item() * len(idx), seen + len(idx)
-            bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
-        f1, thresholds = validation_scores(pipeline, list(validation_set.texts), validation_targets)
-        history.append({"epoch": epoch, "loss": total / seen, "validation_macro_f1": f1,
-                        "learning_rate": scheduler.get_last_lr()[0]})  # fmt: skip
-        improved = f1 > best_f1
-        if improved:
-            best_f1, best_epoch, best_thresholds = f1, epoch, thresholds
-            best_state = copy.deepcopy(model.state_dict())
-        if progress:
-            tqdm.write(f"epoch {epoch}/{args.epochs}: train loss {total / seen:.4f}, validation macro-F1 {f1:.4f}"
-                       + (" (best so far)" if improved else ""))  # fmt: skip
-        if epoch - best_epoch >= args.patience:
+        history: list[dict[str, Any]] = []
+        best_f1, best_epoch, best_state, best_thresholds = -1.0, 0, None, None
+        releaser = MemoryReleaser()
+        for epoch in range(1, args.epochs + 1):
+            model.train()
+            total, seen = 0.0, 0
+            bar = tqdm(length_buckets(lengths, args.batch_size, generator), desc=f"epoch {epoch}/{args.epochs}",
+                       disable=not progress, leave=False, unit="batch")  # fmt: skip
+            for idx in bar:
+                T = int(lengths[idx].max())
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                    logits = model(
+                        input_ids=batch.input_ids[idx, :T],
+                        attention_mask=batch.attention_mask[idx, :T],
+                        token_type_ids=batch.token_type_ids[idx, :T],
+                    ).logits  # (B, L)  fmt: skip
+                loss = loss_fn(logits.float(), y[idx])
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+                optimizer.step()
+                scheduler.step()
+                releaser.step()
+                total, seen = total + loss.item() * len(idx), seen + len(idx)
+                bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
+            f1, thresholds = validation_scores(pipeline, list(validation_set.texts), validation_targets)
+            history.append({"epoch": epoch, "loss": total / seen, "validation_macro_f1": f1,
+                            "learning_rate": scheduler.get_last_lr()[0]})  # fmt: skip
+            improved = f1 > best_f1
+            if improved:
+                best_f1, best_epoch, best_thresholds = f1, epoch, thresholds
+                best_state = copy.deepcopy(model.state_dict())
             if progress:
-                tqdm.write(f"stopping early: no better validation macro-F1 for {args.patience} epochs")
-            break
-    model.load_state_dict(best_state)
+                tqdm.write(f"epoch {epoch}/{args.epochs}: train loss {total / seen:.4f}, validation macro-F1 {f1:.4f}"
+                           + (" (best so far)" if improved else ""))  # fmt: skip
+            if epoch - best_epoch >= args.patience:
+                if progress:
+                    tqdm.write(f"stopping early: no better validation macro-F1 for {args.patience} epochs")
+                break
+        model.load_state_dict(best_state)
     model.config.thresholds = best_thresholds
     model.eval()
     fusion = None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import torch
@@ -25,7 +26,7 @@ from ..memory import MemoryReleaser
 from ..tokenizer import Tokenizer
 from ..transformer.precision import cpu_has_bf16
 from ..transformer import Encoder, mean_pool
-from .vocabulary import freeze_pretrained_rows
+from .vocabulary import added_rows_learning
 
 
 @dataclass
@@ -61,13 +62,13 @@ def distill(
     rows = [(t, index[s]) for s, t in pairs] + [(s, index[s]) for s in sources]
     generator = torch.Generator().manual_seed(seed)
     student.train()
-    hook = freeze_pretrained_rows(student.embeddings.word, frozen_rows) if frozen_rows else None
-    optimizer = torch.optim.AdamW([p for p in student.parameters() if p.requires_grad], lr=learning_rate,
-                                  weight_decay=0.0)  # fmt: skip
-    steps = epochs * math.ceil(len(rows) / batch_size)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1 - step / steps))
-    losses, releaser = [], MemoryReleaser()
-    try:
+    # the pre-trained rows stay as they are; the added rows learn, and go back into the one table at the end
+    with added_rows_learning(student, frozen_rows) if frozen_rows else nullcontext():
+        optimizer = torch.optim.AdamW([p for p in student.parameters() if p.requires_grad], lr=learning_rate,
+                                      weight_decay=0.0)  # fmt: skip
+        steps = epochs * math.ceil(len(rows) / batch_size)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1 - step / steps))
+        losses, releaser = [], MemoryReleaser()
         for epoch in range(epochs):
             total = 0.0
             for idx in _length_batches(rows, batch_size, generator):
@@ -86,9 +87,6 @@ def distill(
             losses.append(total / len(rows))
             if progress:
                 print(f"distillation epoch {epoch + 1}/{epochs}: loss {losses[-1]:.6f}", flush=True)
-    finally:
-        if hook is not None:
-            hook.remove()
     student.eval()
     return DistillationResult(losses, len(pairs))
 

@@ -15,7 +15,8 @@ fine-tuning (or distillation) moves it from there. The old rows stay as they wer
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -102,6 +103,47 @@ def _initial_row(encoder: Encoder, old_model: models.Model, piece: str) -> torch
     ids = [i for i in ids if i < table.size(0)]
     rows = table[ids] if ids else table
     return rows.detach().mean(dim=0)  # (H,)
+
+
+class AddedRowsEmbedding(nn.Module):
+    """A word-embedding table split in two while it trains: the first ``n`` rows fixed, the added rows learning.
+
+        E = [E_fixed ; E_added]      e(id) = E_fixed[id] if id < n else E_added[id − n]
+
+    Looked up this way, a training step computes, clips and updates the gradient of the added rows alone,
+    not of the whole table (the pre-trained rows are most of it).
+    """
+
+    def __init__(self, table: nn.Embedding, n: int) -> None:
+        super().__init__()
+        if not 0 < n < table.num_embeddings:
+            raise ValueError(f"n must be between 1 and {table.num_embeddings - 1}, not {n}")
+        self.n = n
+        self.register_buffer("fixed", table.weight.detach()[:n], persistent=False)  # (n, H), a view: no copy
+        self.added = nn.Parameter(table.weight.detach()[n:].clone())  # (V − n, H)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """input_ids (B, T) -> (B, T, H)."""
+        is_added = (input_ids >= self.n).unsqueeze(-1)  # (B, T, 1)
+        fixed = nn.functional.embedding(input_ids.clamp(max=self.n - 1), self.fixed)  # (B, T, H)
+        added = nn.functional.embedding((input_ids - self.n).clamp(min=0), self.added)  # (B, T, H)
+        return torch.where(is_added, added, fixed)  # (B, T, H)
+
+
+@contextmanager
+def added_rows_learning(encoder: Encoder, n: int) -> Iterator[AddedRowsEmbedding]:
+    """Within the block the encoder's word embeddings are an ``AddedRowsEmbedding``: the first ``n`` rows fixed,
+    the rest a parameter of their own (build the optimizer inside); on leaving, the rows learned are written back
+    into the one table, so the encoder saves and loads as before."""
+    table = encoder.embeddings.word
+    split = AddedRowsEmbedding(table, n)
+    encoder.embeddings.word = split
+    try:
+        yield split
+    finally:
+        encoder.embeddings.word = table
+        with torch.no_grad():
+            table.weight[n:] = split.added  # (V − n, H)
 
 
 def freeze_pretrained_rows(embedding: nn.Embedding, n: int) -> torch.utils.hooks.RemovableHandle:
