@@ -9,7 +9,8 @@ from mealwatch.adapt.distill import distill
 from mealwatch.embeddings import embed_texts
 from mealwatch.adapt.mlm import IGNORE, continue_pretraining, mask_tokens
 from mealwatch.adapt.recipe import AdaptArguments, adapt_encoder, read_adaptation
-from mealwatch.adapt.vocabulary import extend, freeze_pretrained_rows, romanise, train_pieces
+from mealwatch.adapt.vocabulary import extend, freeze_pretrained_rows, train_pieces
+from mealwatch.romanise import romanise
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.pipeline import Pipeline
 
