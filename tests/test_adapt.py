@@ -14,9 +14,9 @@ from mealwatch.adapt.vocabulary import (
     added_rows_learning,
     extend,
     freeze_pretrained_rows,
-    romanise,
     train_pieces,
 )
+from mealwatch.romanise import romanise
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.pipeline import Pipeline
 

@@ -12,9 +12,19 @@ from mealwatch import Encoder, EncoderConfig
 from mealwatch.baselines import _probabilities, tuned_logistic
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.data import Dataset, Example
-from mealwatch.ngram_channel import SETTINGS_FILE, TENSORS_FILE, WORD_PATTERN, NgramChannel, fuse
+from mealwatch.ngram_channel import (
+    AS_WRITTEN,
+    FEATURES,
+    FORMAT_VERSION,
+    SETTINGS_FILE,
+    TENSORS_FILE,
+    WORD_PATTERN,
+    NgramChannel,
+    fuse,
+)
 from mealwatch.ngram_training import WEIGHT_GRID, choose_weight, fit_ngram_channel
 from mealwatch.pipeline import Pipeline
+from mealwatch.romanise import fold_spelling, romanise_text
 from mealwatch.transformer import CheckpointError
 
 LABELS = ["foreign_object", "illness", "meal_not_served", "other"]
@@ -53,24 +63,31 @@ def dataset(rows, multi_label: bool = True, labels=LABELS) -> Dataset:
     return Dataset.from_examples(examples, labels, multi_label)
 
 
-def sklearn_reference(train: Dataset, validation: Dataset):
-    """The TF-IDF baseline's features (with the channel's word pattern) and model, fitted the same way."""
+def folded(text: str) -> str:
+    return fold_spelling(romanise_text(text))
+
+
+def sklearn_reference(train: Dataset, validation: Dataset, view=folded):
+    """The TF-IDF baseline's features (with the channel's word pattern) of each text's ``view`` (by default the
+    channel's default, folded), and its model, fitted the same way."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.pipeline import make_union
 
     features = make_union(TfidfVectorizer(analyzer="word", ngram_range=(1, 2), sublinear_tf=True,
-                                          token_pattern=WORD_PATTERN),
-                          TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True))  # fmt: skip
+                                          token_pattern=WORD_PATTERN, preprocessor=lambda t: view(t).lower()),
+                          TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True,
+                                          preprocessor=lambda t: view(t).lower()))  # fmt: skip
     X = features.fit_transform(train.texts)
     model, _, _ = tuned_logistic(X, train, features.transform(validation.texts), validation, False)
     return features, model
 
 
-@pytest.mark.parametrize("multi_label", [True, False])
-def test_channel_equals_sklearn_tfidf_and_logistic_regression(multi_label):
+@pytest.mark.parametrize("multi_label, blocks", [(True, FEATURES), (False, FEATURES), (True, AS_WRITTEN)])
+def test_channel_equals_sklearn_tfidf_and_logistic_regression(multi_label, blocks):
     train, validation = dataset(ROWS, multi_label), dataset(VALIDATION, multi_label)
-    channel = fit_ngram_channel(train, validation)
-    features, model = sklearn_reference(train, validation)
+    channel = fit_ngram_channel(train, validation, features=blocks)
+    assert [b.view for b in channel.blocks] == [spec.view for spec in blocks]
+    features, model = sklearn_reference(train, validation, folded if blocks == FEATURES else lambda t: t)
     np.testing.assert_allclose(channel.features(TEXTS).toarray(), features.transform(TEXTS).toarray(), atol=1e-12)
     expected = _probabilities(model, features.transform(TEXTS), len(LABELS))  # (N, L)
     np.testing.assert_allclose(channel.probabilities(TEXTS), expected, rtol=0, atol=1e-9)
@@ -106,7 +123,7 @@ def test_a_devanagari_word_keeps_its_vowel_signs_and_the_danda_is_punctuation():
 
 
 def test_save_and_load_round_trip_without_pickles(tmp_path):
-    channel = fit_ngram_channel(dataset(ROWS), dataset(VALIDATION))
+    channel = fit_ngram_channel(dataset(ROWS), dataset(VALIDATION), features=AS_WRITTEN)
     channel.save(tmp_path)
     assert {p.name for p in tmp_path.iterdir()} == {SETTINGS_FILE, TENSORS_FILE}
     settings = json.loads((tmp_path / SETTINGS_FILE).read_text(encoding="utf-8"))
@@ -114,6 +131,79 @@ def test_save_and_load_round_trip_without_pickles(tmp_path):
     loaded = NgramChannel.load(tmp_path, LABELS)
     np.testing.assert_allclose(loaded.probabilities(TEXTS), channel.probabilities(TEXTS), rtol=0, atol=1e-6)
     assert loaded.detail == channel.detail and "C=" in loaded.detail
+
+
+ROMANISED = tuple(spec._replace(view="romanised") for spec in AS_WRITTEN)
+FOLDED = tuple(spec._replace(view="folded") for spec in AS_WRITTEN)
+
+
+def test_a_view_block_is_tfidf_of_the_romanised_text():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    channel = fit_ngram_channel(dataset(ROWS), dataset(VALIDATION), features=AS_WRITTEN + FOLDED)
+    assert [b.view for b in channel.blocks] == ["text", "text", "folded", "folded"]
+    folded = [fold_spelling(romanise_text(t)) for t, _ in ROWS]
+    reference = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True).fit(folded)
+    expected = reference.transform([fold_spelling(romanise_text(t)) for t in TEXTS]).toarray()
+    np.testing.assert_allclose(channel.blocks[3].transform(TEXTS).toarray(), expected, atol=1e-12)
+    assert "kide" in channel.blocks[2].vocabulary and "कीड़े" in channel.blocks[0].vocabulary
+
+
+def test_a_channel_with_views_saves_reloads_and_predicts_the_same(tmp_path):
+    channel = fit_ngram_channel(dataset(ROWS), dataset(VALIDATION), features=AS_WRITTEN + ROMANISED + FOLDED)
+    channel.save(tmp_path)
+    settings = json.loads((tmp_path / SETTINGS_FILE).read_text(encoding="utf-8"))
+    assert settings["format"] == FORMAT_VERSION == 2
+    assert [b["view"] for b in settings["blocks"]] == ["text", "text", "romanised", "romanised", "folded", "folded"]
+    loaded = NgramChannel.load(tmp_path, LABELS)
+    assert [b.view for b in loaded.blocks] == [b.view for b in channel.blocks]
+    np.testing.assert_allclose(loaded.probabilities(TEXTS), channel.probabilities(TEXTS), rtol=0, atol=1e-6)
+
+
+def test_a_format_1_channel_file_still_loads_and_predicts_as_before(tmp_path):
+    channel = fit_ngram_channel(dataset(ROWS), dataset(VALIDATION), features=AS_WRITTEN)
+    channel.save(tmp_path)
+    settings = json.loads((tmp_path / SETTINGS_FILE).read_text(encoding="utf-8"))
+    settings["format"] = 1  # what mealwatch wrote before views: no "view" in a block
+    for block in settings["blocks"]:
+        del block["view"]
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
+    loaded = NgramChannel.load(tmp_path, LABELS)
+    assert [b.view for b in loaded.blocks] == ["text", "text"]
+    np.testing.assert_allclose(loaded.probabilities(TEXTS), channel.probabilities(TEXTS), rtol=0, atol=1e-6)
+
+
+def test_a_newer_format_or_an_unknown_view_is_refused_with_a_reason(tmp_path):
+    channel = fit_ngram_channel(dataset(ROWS), dataset(VALIDATION))
+    channel.save(tmp_path)
+    settings = json.loads((tmp_path / SETTINGS_FILE).read_text(encoding="utf-8"))
+    settings["blocks"][1]["view"] = "cyrillic"
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="block 1 reads the view 'cyrillic'; known views: text, romanised"):
+        NgramChannel.load(tmp_path, LABELS)
+    settings["format"] = FORMAT_VERSION + 1
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings), encoding="utf-8")
+    with pytest.raises(CheckpointError, match=f"format version {FORMAT_VERSION + 1}; this mealwatch reads up to"):
+        NgramChannel.load(tmp_path, LABELS)
+
+
+def test_the_romanised_view_carries_devanagari_training_words_to_latin_text():
+    # "ulti" (vomiting) is seen in training only as "उल्टी"; Latin "hui" and "chutti" only with a missing meal
+    labels = ["illness", "meal_not_served"]
+    rows = [("बच्चों को उल्टी हुई", "illness"), ("उल्टी और दस्त", "illness"), ("खाने के बाद उल्टी", "illness"),
+            ("पेट दर्द और उल्टी", "illness"), ("aaj khana nahi mila, chutti hui", "meal_not_served"),
+            ("khana nahi bana", "meal_not_served"), ("mdm band hui", "meal_not_served"),
+            ("aaj bhi chutti hui", "meal_not_served")]  # fmt: skip
+    train = dataset(rows, False, labels)
+    validation = dataset([("उल्टी हो रही है", "illness"), ("khana nahi mila", "meal_not_served")], False, labels)
+    texts = ["ulti", "bacchon ko ultee"]
+    as_written = fit_ngram_channel(train, validation, features=AS_WRITTEN).probabilities(texts)[:, 0]  # P(illness)
+    with_view = fit_ngram_channel(train, validation, features=AS_WRITTEN + ROMANISED).probabilities(texts)[:, 0]
+    with_fold = fit_ngram_channel(train, validation, features=AS_WRITTEN + FOLDED).probabilities(texts)[:, 0]
+    assert (as_written < 0.5).all()  # the text as written: "ulti" is nothing it knows; it leans to the other label
+    by_default = fit_ngram_channel(train, validation).probabilities(texts)[:, 0]  # the folded view alone
+    assert (with_view > 0.5).all() and (with_fold > 0.5).all() and (by_default > 0.5).all()  # "उल्टी" is "ulti"
+    assert (with_view > as_written).all()
 
 
 def test_broken_channel_files_give_clear_errors(tmp_path):

@@ -12,7 +12,13 @@ macro-F1). Its probabilities are fused with the encoder's:
     p_ng   = sigmoid(W x + b)  (multi-label)   or   softmax(W x + b)   (single-label)    (L,)
     p      = (1 − w) · p_encoder + w · p_ng                                              (L,)
 
-with the weight ``w`` chosen on the validation split (``ngram_training``: fitting, and the weight; 0
+A block reads the text through a *view*: the text as written (``text``), or its one-script form
+(``romanised``: Devanagari written in Latin letters as Hinglish is typed, ``romanise.romanise_text``; ``folded``:
+that, with common spelling variants made one, ``romanise.fold_spelling``), so that "उल्टी" in training meets
+"ulti" and "ultee" in use. A view is features only: the text itself is never changed. The default blocks
+(``FEATURES``) read the folded view; channels saved before views existed read the text as written.
+
+The weight ``w`` is chosen on the validation split (``ngram_training``: fitting, and the weight; 0
 switches the channel off) and the decision thresholds tuned again for the fused probabilities. The encoder
 stays the model; the channel is features beside it, not a replacement. Saved next to the classifier as
 ``ngram_channel.json`` (settings, labels, vocabularies) and ``ngram_channel.safetensors`` (idf, W, b): no
@@ -22,34 +28,59 @@ pickles.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from .romanise import fold_spelling, romanise_text
 from .transformer import CheckpointError
 
 SETTINGS_FILE, TENSORS_FILE = "ngram_channel.json", "ngram_channel.safetensors"
-FORMAT_VERSION = 1
+#: 1: blocks read the text as written; 2: each block names its view (a file without one reads the text as written)
+FORMAT_VERSION = 2
+#: what a block reads: the text as written, its romanised form, or that with spelling variants folded
+VIEWS: dict[str, Callable[[str], str]] = {
+    "text": lambda text: text,
+    "romanised": romanise_text,
+    "folded": lambda text: fold_spelling(romanise_text(text)),
+}
 #: a word: two or more word characters, Devanagari vowel signs, viramas and nuktas included (scikit-learn's
 #: default ``\w\w+`` cuts "कीड़े" at every vowel sign: combining marks are not ``\w`` to Python's ``re``);
 #: the danda (।, ॥) stays punctuation
 WORD_PATTERN = r"(?u)(?:[\w\u0900-\u0963\u0966-\u097F\u0300-\u036F\u200C\u200D]){2,}"
-#: the feature blocks: (analyzer, n-gram range, word pattern) — the TF-IDF baseline's features, Devanagari-aware
-FEATURES = (("word", (1, 2), WORD_PATTERN), ("char_wb", (2, 5), None))
+
+
+class BlockSpec(NamedTuple):
+    """A feature block to fit: analyzer, n-gram range, word pattern (None for characters) and view (``VIEWS``)."""
+
+    analyzer: str
+    ngram_range: tuple[int, int]
+    token_pattern: str | None
+    view: str = "text"
+
+
+#: the TF-IDF baseline's blocks (word 1-2-grams, Devanagari-aware, and char_wb 2-5-grams) on the text as written:
+#: the channel before the views existed (every format-1 file)
+AS_WRITTEN = (BlockSpec("word", (1, 2), WORD_PATTERN), BlockSpec("char_wb", (2, 5), None))
+#: the blocks fitted by default: the same two on the folded view, the one that scored best on validation
+#: (docs/multilingual.md, benchmarks/transliteration.py)
+FEATURES = tuple(spec._replace(view="folded") for spec in AS_WRITTEN)
 
 
 @dataclass
 class FeatureBlock:
-    """One TF-IDF block: its analyzer, n-gram range, word pattern, vocabulary (in column order) and idf per column."""
+    """One TF-IDF block: its analyzer, n-gram range, word pattern, vocabulary (in column order), idf per column and
+    the view of the text it reads."""
 
     analyzer: str
     ngram_range: tuple[int, int]
     token_pattern: str | None  # the regular expression of a word (analyzer "word"); None for character blocks
     vocabulary: list[str]
     idf: np.ndarray  # (F_block,)
+    view: str = "text"  # a key of VIEWS
     _counter: Any = field(default=None, init=False, repr=False, compare=False)
 
     def counter(self) -> Any:
@@ -71,10 +102,14 @@ class FeatureBlock:
         return options
 
     def transform(self, texts: Sequence[str]) -> Any:
-        """(N, F_block) sparse rows: sublinear tf times idf, each row scaled to unit length."""
+        """(N, F_block) sparse rows of ``texts`` read through the block's view."""
+        return self.weigh(view_of(texts, self.view))
+
+    def weigh(self, viewed: Sequence[str]) -> Any:
+        """(N, F_block) sparse rows of texts already in the block's view: sublinear tf times idf, unit l2 rows."""
         from sklearn.preprocessing import normalize
 
-        counts = self.counter().transform(list(texts)).tocsr()  # (N, F_block)
+        counts = self.counter().transform(list(viewed)).tocsr()  # (N, F_block)
         tf = counts.astype(np.float64)
         tf.data = (1.0 + np.log(tf.data)) * self.idf[tf.indices]  # sublinear tf times the idf of each stored column
         return normalize(tf)  # (N, F_block), rows of unit l2 norm
@@ -93,10 +128,11 @@ class NgramChannel:
     _weight_t: Any = field(default=None, init=False, repr=False, compare=False)  # (W, its (F, L) transpose)
 
     def features(self, texts: Sequence[str]) -> Any:
-        """(N, F) sparse TF-IDF features, the blocks side by side."""
+        """(N, F) sparse TF-IDF features, the blocks side by side (each view of the texts made once)."""
         from scipy.sparse import hstack
 
-        return hstack([block.transform(texts) for block in self.blocks]).tocsr()
+        viewed = {view: view_of(texts, view) for view in dict.fromkeys(b.view for b in self.blocks)}
+        return hstack([block.weigh(viewed[block.view]) for block in self.blocks]).tocsr()
 
     def logits(self, texts: Sequence[str]) -> np.ndarray:
         """(N, L) W x + b."""
@@ -125,7 +161,7 @@ class NgramChannel:
         settings = {
             "format": FORMAT_VERSION, "labels": self.labels, "multi_label": self.multi_label, "detail": self.detail,
             "blocks": [{"analyzer": b.analyzer, "ngram_range": list(b.ngram_range), "token_pattern": b.token_pattern,
-                        "vocabulary": b.vocabulary} for b in self.blocks],
+                        "view": b.view, "vocabulary": b.vocabulary} for b in self.blocks],
         }  # fmt: skip
         (folder / SETTINGS_FILE).write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
 
@@ -143,10 +179,11 @@ class NgramChannel:
                                       f"{file.name}: the model folder is incomplete")  # fmt: skip
         try:
             settings = json.loads(settings_file.read_text(encoding="utf-8"))
+            version = int(settings.get("format", 1))
             tensors = load_file(str(tensors_file))
             blocks = [
                 FeatureBlock(b["analyzer"], (int(b["ngram_range"][0]), int(b["ngram_range"][1])), b["token_pattern"],
-                             list(b["vocabulary"]), tensors[f"idf.{i}"].astype(np.float64))
+                             list(b["vocabulary"]), tensors[f"idf.{i}"].astype(np.float64), str(b.get("view", "text")))
                 for i, b in enumerate(settings["blocks"])
             ]  # fmt: skip
             channel = cls(list(settings["labels"]), bool(settings["multi_label"]), blocks,
@@ -155,6 +192,9 @@ class NgramChannel:
         except (json.JSONDecodeError, UnicodeDecodeError, SafetensorError, OSError, KeyError, TypeError,
                 ValueError, IndexError) as e:  # fmt: skip
             raise CheckpointError(f"{folder}'s n-gram channel cannot be read ({type(e).__name__}: {e})") from e
+        if version > FORMAT_VERSION:
+            raise CheckpointError(f"{settings_file} has format version {version}; this mealwatch reads up to "
+                                  f"{FORMAT_VERSION} (upgrade mealwatch to use this model)")  # fmt: skip
         channel.check(labels)
         return channel
 
@@ -173,8 +213,17 @@ class NgramChannel:
             for i, b in enumerate(self.blocks)
             if b.idf.shape != (len(b.vocabulary),)
         ]
+        problems += [f"block {i} reads the view {b.view!r}; known views: {', '.join(VIEWS)}"
+                     for i, b in enumerate(self.blocks) if b.view not in VIEWS]  # fmt: skip
         if problems:
             raise CheckpointError("the n-gram channel does not fit: " + "; ".join(problems))
+
+
+def view_of(texts: Sequence[str], view: str) -> list[str]:
+    """``texts`` as the view ``view`` (a key of ``VIEWS``) reads them."""
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; known views: {', '.join(VIEWS)}")
+    return [VIEWS[view](text) for text in texts]
 
 
 def fuse(encoder: np.ndarray, ngram: np.ndarray, weight: float) -> np.ndarray:

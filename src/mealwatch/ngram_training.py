@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .ngram_channel import FEATURES, FeatureBlock, NgramChannel, fuse
+from .ngram_channel import FEATURES, BlockSpec, FeatureBlock, NgramChannel, fuse, view_of
 
 if TYPE_CHECKING:
     from .pipeline import Pipeline
@@ -34,18 +34,21 @@ def fit_ngram_channel(
     train: "LabelledTexts",
     validation: "LabelledTexts",
     *,
-    features: Sequence[tuple[str, tuple[int, int], str | None]] = FEATURES,
+    features: Sequence[BlockSpec] = FEATURES,
 ) -> NgramChannel:
     """The channel fitted on ``train`` (vocabularies, idf, logistic regression with C chosen on ``validation``);
-    ``features``: the blocks as (analyzer, n-gram range, word pattern)."""
+    ``features``: the blocks to fit."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     from .baselines import tuned_logistic
 
-    blocks = []
-    for analyzer, ngram_range, pattern in features:
-        block = FeatureBlock(analyzer, ngram_range, pattern, [], np.zeros(0))
-        vectorizer = TfidfVectorizer(**block.vectorizer_options(), sublinear_tf=True).fit(train.texts)
+    blocks, viewed = [], {}
+    for spec in features:
+        spec = BlockSpec(*spec)
+        block = FeatureBlock(spec.analyzer, spec.ngram_range, spec.token_pattern, [], np.zeros(0), spec.view)
+        if spec.view not in viewed:
+            viewed[spec.view] = view_of(train.texts, spec.view)
+        vectorizer = TfidfVectorizer(**block.vectorizer_options(), sublinear_tf=True).fit(viewed[spec.view])
         block.vocabulary = [""] * len(vectorizer.vocabulary_)
         for term, column in vectorizer.vocabulary_.items():
             block.vocabulary[column] = term

@@ -14,7 +14,6 @@ fine-tuning (or distillation) moves it from there. The old rows stay as they wer
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from tokenizers import Tokenizer as FastTokenizer
 from tokenizers import models, trainers
 from torch import nn
 
+from ..romanise import romanise
 from ..text import devanagari_share
 from ..tokenizer import Tokenizer
 from ..transformer import Encoder
@@ -31,18 +31,6 @@ from ..transformer import Encoder
 #: how many pieces the Hindi WordPiece vocabulary is trained to (new pieces are those the old one lacks)
 DEFAULT_PIECES = 6000
 MIN_FREQUENCY = 2
-
-
-def romanise(word: str) -> str:
-    """A Devanagari word as it is commonly typed in Latin letters ("खाना" -> "khana", "दाल" -> "dal")."""
-    from indic_transliteration import sanscript
-
-    itrans = sanscript.transliterate(word, sanscript.DEVANAGARI, sanscript.ITRANS)
-    if len(itrans) > 2 and re.search(r"[^aAiIuUeEoO]a$", itrans):
-        itrans = itrans[:-1]  # the inherent vowel is silent at the end of a word ("dAla" -> "dAl")
-    latin = itrans.replace("M", "n").replace(".N", "n").replace("~N", "n").lower()
-    latin = re.sub(r"[^a-z0-9]", "", latin)  # nukta dots, avagraha and other ITRANS marks
-    return re.sub(r"(aa|ii|uu)", lambda m: m.group(0)[0], latin)  # long vowels as phones type them
 
 
 def train_pieces(texts: Iterable[str], tokenizer: Tokenizer, size: int = DEFAULT_PIECES) -> list[str]:

@@ -1,0 +1,139 @@
+"""One script for every complaint: Devanagari written the way people type Hinglish, Latin left as it is.
+
+"उल्टी" and "ulti" (vomiting) are one word in two scripts. ``romanise_text`` rewrites every run of
+Devanagari in a text in Latin letters as a phone keyboard would ("खिचड़ी" -> "khichdi", "बच्चों को उल्टी" ->
+"bachchon ko ulti") and keeps everything else — Latin words, digits, punctuation, emoji — character for
+character. ``fold_spelling`` then brings common romanised variants together ("ultee", "ulty" -> "ulti";
+"bacche", "bachhe", "bachche" -> "bache"; "zyaada" -> "jyada"). Both are feature views for the n-gram
+channel and the transliteration experiments: the text a user sent is never changed.
+
+A word is romanised in three steps:
+
+    Devanagari ─► schwa deletion (a virama is written where Hindi speech drops the inherent "a")
+               ─► ITRANS (``indic-transliteration``) ─► Hinglish letters (Ch -> chh, M -> n, long vowels short)
+
+Schwa deletion follows the usual rule for Hindi (Ohala 1983): the inherent vowel of a consonant is silent at
+the end of a word of two or more letters ("दाल" -> "dal") and between a vowel-bearing letter and a
+consonant that carries a vowel ("समझना" -> "samajhna", "बदबू" -> "badbu"), applied from right to left.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+#: a run of Devanagari letters, marks and digits (it starts with one; joiners inside a run belong to it);
+#: the danda (।, ॥) is punctuation and stays as it is
+DEVANAGARI_RUN = re.compile(r"[\u0900-\u0963\u0966-\u097F][\u0900-\u0963\u0966-\u097F\u200C\u200D]*")
+_CONSONANT = re.compile(r"[\u0915-\u0939\u0958-\u095F\u0978-\u097F]")
+_INDEPENDENT_VOWEL = re.compile(r"[\u0904-\u0914\u0960\u0961\u0972-\u0977\u0950]")
+_VOWEL_SIGN = re.compile(r"[\u093A\u093B\u093E-\u094C\u094E\u094F\u0955-\u0957\u0962\u0963]")
+_NASAL_OR_VISARGA = re.compile(r"[\u0900-\u0903]")
+NUKTA, VIRAMA = "\u093c", "\u094d"
+#: signs ITRANS has no letters for, written as the nearest sign it has (the English "o" of "कॉपी", the "e" of "ऍ")
+_BEFORE_ITRANS = str.maketrans({"\u0949": "\u094b", "\u0911": "\u0913", "\u0945": "\u0947", "\u090d": "\u090f"})
+#: ITRANS spellings (case matters) and the letters Hinglish typists use for them; longest first
+_ITRANS_TO_HINGLISH = (
+    ("j~n", "gy"), ("RRi", "ri"), ("RRI", "ri"), ("LLi", "li"), ("LLI", "li"), ("Ch", "chh"), ("OM", "om"),
+    ("~N", "n"), ("~n", "n"), (".N", "n"), ("M", "n"), ("H", ""), ("K", "kh"), ("G", "g"), ("q", "k"),
+)  # fmt: skip
+_ITRANS_PATTERN = re.compile("|".join(re.escape(a) for a, _ in _ITRANS_TO_HINGLISH))
+_ITRANS_MAP = dict(_ITRANS_TO_HINGLISH)
+#: a nasal sign at the end of a word after e, ai or i, which Hinglish leaves unwritten
+_FINAL_NASAL = re.compile(r"(e|ai|i|I)(?:M|\.N)$")
+
+
+@functools.lru_cache(maxsize=65536)
+def romanise(word: str) -> str:
+    """A Devanagari word as it is commonly typed in Latin letters ("खाना" -> "khana", "खिचड़ी" -> "khichdi")."""
+    from indic_transliteration import sanscript
+
+    spoken = _delete_schwas(unicodedata.normalize("NFC", word).translate(_BEFORE_ITRANS))
+    itrans = sanscript.transliterate(spoken, sanscript.DEVANAGARI, sanscript.ITRANS)
+    itrans = _FINAL_NASAL.sub(r"\1", itrans)  # "में" -> "me", "नहीं" -> "nahi", "हैं" -> "hai" ("bachchon" keeps its n)
+    latin = _ITRANS_PATTERN.sub(lambda m: _ITRANS_MAP[m.group(0)], itrans).lower()
+    latin = re.sub(r"[^a-z0-9]", "", latin)  # nukta dots, joiners, avagraha and other ITRANS marks
+    return re.sub(r"(aa|ii|uu)", lambda m: m.group(0)[0], latin)  # long vowels as phones type them
+
+
+def romanise_text(text: str) -> str:
+    """``text`` with every Devanagari run romanised (``romanise``); everything else kept as it is."""
+    return DEVANAGARI_RUN.sub(lambda m: romanise(m.group(0)), text)
+
+
+#: spelling variants folded together, in order: (pattern, replacement)
+_FOLDS = (
+    (re.compile(r"c+h?c*h+"), "ch"),  # chh, cch, chch, cchh -> ch ("bachche", "bacche", "bachhe")
+    (re.compile(r"ee|ii"), "i"),
+    (re.compile(r"oo|uu"), "u"),
+    (re.compile(r"aa+"), "a"),
+    (re.compile(r"w"), "v"),
+    (re.compile(r"z"), "j"),
+    (re.compile(r"([b-df-hj-np-tv-z])\1+"), r"\1"),  # doubled consonants single ("khatta" -> "khata")
+    (re.compile(r"(?<=[b-df-hj-np-tv-z])y\b"), "i"),  # a word-final y after a consonant ("ulty" -> "ulti")
+)
+
+
+def fold_spelling(text: str) -> str:
+    """``text`` in lower case with common romanised spelling variants made one (Latin letters only change)."""
+    folded = text.lower()
+    for pattern, replacement in _FOLDS:
+        folded = pattern.sub(replacement, folded)
+    return folded
+
+
+def _delete_schwas(word: str) -> str:
+    """``word`` with a virama after each consonant whose inherent vowel Hindi speech drops."""
+    units = _letters(word)  # (start, end, kind) of each letter with its signs; kind: schwa, vowel or dead
+    letters = [u for u in units if u[2] != "other"]
+    silent: set[int] = set()
+    for i in range(len(letters) - 1, -1, -1):
+        start, end, kind = letters[i]
+        if kind != "schwa" or _CONSONANT.match(word[start]) is None:
+            continue
+        if i == len(letters) - 1:
+            if len(letters) > 1 and end == len(word.rstrip("\u200c\u200d")):
+                silent.add(end)  # the end of the word: "दाल" -> "दाल्"
+            continue
+        if i == 0:
+            continue
+        before, after = letters[i - 1], letters[i + 1]
+        after_has_vowel = _CONSONANT.match(word[after[0]]) is not None and (
+            after[2] == "vowel" or (after[2] == "schwa" and after[1] not in silent)
+        )
+        before_has_vowel = before[2] == "vowel" or (before[2] == "schwa" and before[1] not in silent)
+        if after_has_vowel and before_has_vowel:
+            silent.add(end)  # V C(a) C V: "समझना" -> "समझ्ना"
+    return "".join(VIRAMA + c if i in silent else c for i, c in enumerate(word)) + (
+        VIRAMA if len(word) in silent else ""
+    )
+
+
+def _letters(word: str) -> list[tuple[int, int, str]]:
+    """Each letter of ``word`` with its nukta and signs: (start, end, kind), kind one of
+    ``schwa`` (a consonant with its inherent vowel), ``vowel`` (a vowel sign, an independent vowel or a nasal
+    sign), ``dead`` (a consonant with a virama) or ``other`` (digits, joiners, anything else)."""
+    units: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(word):
+        start, c = i, word[i]
+        i += 1
+        if _CONSONANT.match(c):
+            if i < len(word) and word[i] == NUKTA:
+                i += 1
+            kind = "schwa"
+            if i < len(word) and word[i] == VIRAMA:
+                kind, i = "dead", i + 1
+            elif i < len(word) and _VOWEL_SIGN.match(word[i]):
+                kind, i = "vowel", i + 1
+            while i < len(word) and _NASAL_OR_VISARGA.match(word[i]):
+                kind, i = ("vowel" if kind == "schwa" else kind), i + 1
+        elif _INDEPENDENT_VOWEL.match(c):
+            kind = "vowel"
+            while i < len(word) and _NASAL_OR_VISARGA.match(word[i]):
+                i += 1
+        else:
+            kind = "other"
+        units.append((start, i, kind))
+    return units
