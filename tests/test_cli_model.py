@@ -136,6 +136,18 @@ def test_predict_flags_texts_longer_than_the_model_reads(trained, tmp_path, caps
     assert table[1]["text"] == long_text  # written whole
 
 
+def test_threads_set_the_models_threads_and_a_bad_count_is_a_clear_error(trained, capsys):
+    threads = torch.get_num_threads()
+    try:
+        assert main(["predict", "--model", str(trained["model"]), "--threads", "1", TEXTS[0]]) == 0
+        assert torch.get_num_threads() == 1 and json.loads(capsys.readouterr().out)["text"] == TEXTS[0]
+        assert main(["predict", "--model", str(trained["model"]), "--threads", "0", TEXTS[0]]) == 2
+        err = capsys.readouterr().err
+        assert "--threads must be a whole number from 1" in err and "Traceback" not in err
+    finally:
+        torch.set_num_threads(threads)
+
+
 def test_evaluate_json_prints_one_object(trained, capsys):
     assert main(["evaluate", "--model", str(trained["model"]), "--data", str(trained["test"]), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

@@ -66,10 +66,20 @@ def add_speed_arguments(p: argparse.ArgumentParser, auto: bool = True) -> None:
     if auto:
         p.add_argument("--validation", type=Path, help="labelled file --precision auto checks decisions on "
                        "(default: the bundled validation split, for models with the complaint labels)")  # fmt: skip
+    p.add_argument("--threads", type=int, help="CPU threads the model's arithmetic uses (default: every core; "
+                   "on a server, fewer leave a core for answering requests)")  # fmt: skip
 
 
 def speed_options(args: argparse.Namespace) -> dict:
-    """The keyword arguments of ``Pipeline.load``/``from_folder`` for ``add_speed_arguments``'s flags."""
+    """The keyword arguments of ``Pipeline.load``/``from_folder`` for ``add_speed_arguments``'s flags; ``--threads``
+    is applied to torch here (it is the process's, not the model's)."""
+    threads = getattr(args, "threads", None)
+    if threads is not None:
+        if not 1 <= threads <= 1024:
+            raise UserError(f"--threads must be a whole number from 1 to the number of cores, not {threads}")
+        import torch
+
+        torch.set_num_threads(threads)
     return {
         "precision": args.precision,
         "compile": args.compile,
