@@ -23,9 +23,10 @@ import numpy as np
 PASS_OVERHEAD_TOKENS = 32
 
 
-def cut_by_length(sorted_lengths: Sequence[int], max_size: int, overhead: float = PASS_OVERHEAD_TOKENS) -> list[slice]:
+def cut_by_length(sorted_lengths: Sequence[int], max_size: int, overhead: float | None = None) -> list[slice]:
     """Consecutive groups (slices into ``sorted_lengths``, which ascend) of at most ``max_size`` texts with the
-    least total ``overhead · passes + Σ texts · longest``."""
+    least total ``overhead · passes + Σ texts · longest`` (``overhead``: ``PASS_OVERHEAD_TOKENS`` when None)."""
+    overhead = PASS_OVERHEAD_TOKENS if overhead is None else overhead
     lengths = np.asarray(sorted_lengths, dtype=np.float64)  # (n,)
     n = len(lengths)
     if max_size < 1:
