@@ -1,7 +1,8 @@
 """Passes cut by length: the fixed cost of a forward pass, and what cutting mixed-length passes buys.
 
 1. Times the trained model's encoder on padded batches of n texts × T word pieces over a grid of shapes and
-   fits  time ≈ a + b · n · T  by least squares: ``a / b`` is the fixed cost of one pass counted in token
+   fits  time ≈ a + b · n · T  by least squares of the relative error (so that the small shapes, where the
+   fixed cost shows, count as much as the large ones): ``a / b`` is the fixed cost of one pass counted in token
    positions, the ``overhead`` of ``inference.batches.cut_by_length`` (set as ``PASS_OVERHEAD_TOKENS``).
 2. Runs the service's kind of pass — k complaints drawn at random from the test split, one call of
    ``Pipeline.probabilities`` with batch size k — with the pass cut by length (the default) and as one padded
@@ -54,7 +55,9 @@ def main() -> None:
     rows = [(n, T, forward_ms(pipeline.model, n, T, args.repeats)) for n, T in shapes]
     X = np.array([[1.0, n * T] for n, T, _ in rows])  # (S, 2)
     y = np.array([ms for _, _, ms in rows])  # (S,)
-    (a, b), *_ = np.linalg.lstsq(X, y, rcond=None)
+    (a, b), *_ = np.linalg.lstsq(
+        X / y[:, None], np.ones_like(y), rcond=None
+    )  # least relative error: small shapes count
     print(f"fit over {len(rows)} shapes: time = {a:.2f} ms + {1000 * b:.2f} us per token position "
           f"-> one pass costs as much as {a / b:.0f} token positions (PASS_OVERHEAD_TOKENS = "
           f"{batches.PASS_OVERHEAD_TOKENS})")  # fmt: skip

@@ -24,7 +24,7 @@ def every_cut(n, max_size):
 def test_hand_computed_cuts():
     assert cut_by_length([10] * 8, 64) == [slice(0, 8)]  # equal lengths: one pass
     # five texts of 5 and one of 100: together 6 · 100 = 600 + 32; apart 5 · 5 + 32 + 100 + 32 = 189
-    assert cut_by_length([5, 5, 5, 5, 5, 100], 64) == [slice(0, 5), slice(5, 6)]
+    assert cut_by_length([5, 5, 5, 5, 5, 100], 64, overhead=32) == [slice(0, 5), slice(5, 6)]
     # a small saving is not worth a pass: [30, 31] together 62 + 32 = 94, apart 30 + 31 + 64 = 125
     assert cut_by_length([30, 31], 64, overhead=32) == [slice(0, 2)]
     assert cut_by_length([30, 31], 64, overhead=0) == [slice(0, 1), slice(1, 2)]
