@@ -260,7 +260,8 @@ class Pipeline:
         """
         model = self.model
         was_training = model.training
-        model.eval()
+        if was_training:  # (a walk over every module: not on each call of a model that is already in eval mode)
+            model.eval()
         out = torch.zeros(len(texts), len(self.labels))  # (N, L)
         truncated: list[bool] = []
         unreadable: list[float] = []
@@ -279,7 +280,8 @@ class Pipeline:
                     token_type_ids=tokens.token_type_ids[idx, :T],
                 ).logits  # (B, L)  fmt: skip
                 out[start + idx] = model.probabilities(logits).float()
-        model.train(was_training)
+        if was_training:
+            model.train()
         if self.ngram is not None:  # p = (1 − w) · p_encoder + w · p_ngram
             out = torch.from_numpy(fuse(out.numpy(), self.ngram.probabilities(texts), self.config.ngram_weight)).float()
         return out, truncated, unreadable
