@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 #: the fixed cost of one forward pass, in token positions (see docs/benchmarks.md, "Passes cut by length")
-PASS_OVERHEAD_TOKENS = 37
+PASS_OVERHEAD_TOKENS = 35
 
 
 def cut_by_length(sorted_lengths: Sequence[int], max_size: int, overhead: float | None = None) -> list[slice]:
