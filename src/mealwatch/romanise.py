@@ -110,12 +110,7 @@ def _delete_schwas(word: str) -> str:
                 silent.add(letter.end)
             continue
         before, after = letters[i - 1], letters[i + 1]
-        if (
-            sounds_a_vowel(before)
-            and after.kind != "dead"
-            and _CONSONANT.match(word[after.start])
-            and sounds_a_vowel(after)
-        ):
+        if sounds_a_vowel(before) and _CONSONANT.match(word[after.start]) and sounds_a_vowel(after):
             silent.add(letter.end)  # V C(a) C V: "समझना" -> "समझ्ना"
     return "".join(VIRAMA + c if i in silent else c for i, c in enumerate(word)) + (
         VIRAMA if len(word) in silent else ""
