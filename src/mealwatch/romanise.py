@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from typing import NamedTuple
 
 #: a run of Devanagari letters, marks and digits (it starts with one; joiners inside a run belong to it);
 #: the danda (।, ॥) is punctuation and stays as it is
@@ -83,38 +84,42 @@ def fold_spelling(text: str) -> str:
     return folded
 
 
+class _Letter(NamedTuple):
+    """A letter of a Devanagari word with its nukta and signs: ``word[start:end]``."""
+
+    start: int
+    end: int
+    kind: str  # schwa (a consonant with its inherent vowel), vowel (a vowel sign, an independent vowel or a nasal
+    # sign after a consonant), dead (a consonant with a virama) or other (digits, joiners, anything else)
+
+
 def _delete_schwas(word: str) -> str:
     """``word`` with a virama after each consonant whose inherent vowel Hindi speech drops."""
-    units = _letters(word)  # (start, end, kind) of each letter with its signs; kind: schwa, vowel or dead
-    letters = [u for u in units if u[2] != "other"]
-    silent: set[int] = set()
-    for i in range(len(letters) - 1, -1, -1):
-        start, end, kind = letters[i]
-        if kind != "schwa" or _CONSONANT.match(word[start]) is None:
+    letters = [letter for letter in _letters(word) if letter.kind != "other"]
+    silent: set[int] = set()  # the ends of the letters whose schwa is dropped
+
+    def sounds_a_vowel(letter: _Letter) -> bool:
+        return letter.kind == "vowel" or (letter.kind == "schwa" and letter.end not in silent)
+
+    for i in range(len(letters) - 1, 0, -1):  # right to left; the first letter keeps its vowel
+        letter = letters[i]
+        if letter.kind != "schwa":
             continue
-        if i == len(letters) - 1:
-            if len(letters) > 1 and end == len(word.rstrip("\u200c\u200d")):
-                silent.add(end)  # the end of the word: "दाल" -> "दाल्"
-            continue
-        if i == 0:
+        if i == len(letters) - 1:  # the end of a word of two letters or more: "दाल" -> "दाल्"
+            if letter.end == len(word.rstrip("\u200c\u200d")):
+                silent.add(letter.end)
             continue
         before, after = letters[i - 1], letters[i + 1]
-        after_has_vowel = _CONSONANT.match(word[after[0]]) is not None and (
-            after[2] == "vowel" or (after[2] == "schwa" and after[1] not in silent)
-        )
-        before_has_vowel = before[2] == "vowel" or (before[2] == "schwa" and before[1] not in silent)
-        if after_has_vowel and before_has_vowel:
-            silent.add(end)  # V C(a) C V: "समझना" -> "समझ्ना"
+        if sounds_a_vowel(before) and _CONSONANT.match(word[after.start]) and sounds_a_vowel(after):
+            silent.add(letter.end)  # V C(a) C V: "समझना" -> "समझ्ना"
     return "".join(VIRAMA + c if i in silent else c for i, c in enumerate(word)) + (
         VIRAMA if len(word) in silent else ""
     )
 
 
-def _letters(word: str) -> list[tuple[int, int, str]]:
-    """Each letter of ``word`` with its nukta and signs: (start, end, kind), kind one of
-    ``schwa`` (a consonant with its inherent vowel), ``vowel`` (a vowel sign, an independent vowel or a nasal
-    sign), ``dead`` (a consonant with a virama) or ``other`` (digits, joiners, anything else)."""
-    units: list[tuple[int, int, str]] = []
+def _letters(word: str) -> list[_Letter]:
+    """Each letter of ``word`` with its nukta and signs, and what it sounds (``_Letter.kind``)."""
+    letters: list[_Letter] = []
     i = 0
     while i < len(word):
         start, c = i, word[i]
@@ -135,5 +140,5 @@ def _letters(word: str) -> list[tuple[int, int, str]]:
                 i += 1
         else:
             kind = "other"
-        units.append((start, i, kind))
-    return units
+        letters.append(_Letter(start, i, kind))
+    return letters
