@@ -91,13 +91,14 @@ def adapted_encoder(
     import json
     from dataclasses import asdict
 
-    from .adapt.recipe import ADAPT_FILE, AdaptArguments, AdaptationData, adapt_encoder, fingerprint
+    from .adapt.recipe import RECIPE_VERSION, ADAPT_FILE, AdaptArguments, AdaptationData, adapt_encoder, fingerprint
     from .memory import release_freed_memory
 
     recipe = recipe or AdaptArguments()
     data = AdaptationData.of(train, parallel)
     texts, pairs = data.texts, data.pairs
-    key = hashlib.sha256(json.dumps([fingerprint(texts, pairs), asdict(recipe), str(base)]).encode()).hexdigest()[:16]
+    identity = [fingerprint(texts, pairs), asdict(recipe), str(base), RECIPE_VERSION]  # a new version: a new folder
+    key = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:16]
     folder = mealwatch_home() / "cache" / "encoders" / f"hindi-{key}"
     if (folder / ADAPT_FILE).is_file():
         if progress:

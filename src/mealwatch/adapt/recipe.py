@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..data import Dataset, ParallelComplaint
 
 ADAPT_FILE = "mealwatch_adapt.json"
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2  # 2: new rows start from romanise.py's romanisation (schwa deletion inside words)
 
 
 @dataclass
