@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from mealwatch.inference.batches import cut_by_length
+from mealwatch.inference.batches import cut_by_length, padded_positions
 
 
 def cost(lengths, groups, overhead):
@@ -49,3 +49,9 @@ def test_broken_input_is_refused():
         cut_by_length([5, 3], 4)
     with pytest.raises(ValueError, match="max_size"):
         cut_by_length([5], 0)
+
+
+def test_padded_positions_count_each_group_at_its_longest():
+    assert padded_positions([5, 5, 5, 5, 5, 100], 64) == 5 * 5 + 100  # cut in two: no padding at all
+    assert padded_positions([30, 31], 64) == 2 * 31  # one pass, one position of padding
+    assert padded_positions([], 8) == 0

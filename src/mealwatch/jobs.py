@@ -91,7 +91,7 @@ def adapted_encoder(
     import json
     from dataclasses import asdict
 
-    from .adapt.recipe import RECIPE_VERSION, ADAPT_FILE, AdaptArguments, AdaptationData, adapt_encoder, fingerprint
+    from .adapt.recipe import ADAPT_FILE, RECIPE_VERSION, AdaptArguments, AdaptationData, adapt_encoder, fingerprint
     from .memory import release_freed_memory
 
     recipe = recipe or AdaptArguments()

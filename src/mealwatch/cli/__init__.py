@@ -70,16 +70,25 @@ def add_speed_arguments(p: argparse.ArgumentParser, auto: bool = True) -> None:
                    "on a server, fewer leave a core for answering requests)")  # fmt: skip
 
 
-def speed_options(args: argparse.Namespace) -> dict:
-    """The keyword arguments of ``Pipeline.load``/``from_folder`` for ``add_speed_arguments``'s flags; ``--threads``
-    is applied to torch here (it is the process's, not the model's)."""
-    threads = getattr(args, "threads", None)
-    if threads is not None:
-        if not 1 <= threads <= 1024:
-            raise UserError(f"--threads must be a whole number from 1 to the number of cores, not {threads}")
+def checked_threads(threads: int | None) -> int | None:
+    """``--threads`` as given (None: not given), or UserError when it is no usable thread count."""
+    if threads is not None and not 1 <= threads <= 1024:
+        raise UserError(f"--threads must be a whole number from 1 to the number of cores, not {threads}")
+    return threads
+
+
+def use_threads(threads: int | None) -> None:
+    """Set torch's CPU threads to ``--threads`` (checked); None leaves torch's choice."""
+    if checked_threads(threads) is not None:
         import torch
 
         torch.set_num_threads(threads)
+
+
+def speed_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of ``Pipeline.load``/``from_folder`` for ``add_speed_arguments``'s flags; ``--threads``
+    is applied to torch here (it is the process's, not the model's)."""
+    use_threads(getattr(args, "threads", None))
     return {
         "precision": args.precision,
         "compile": args.compile,

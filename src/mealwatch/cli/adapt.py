@@ -42,13 +42,11 @@ def run(args: argparse.Namespace) -> int:
         if value is not None and value < 0:
             raise UserError(f"--{name.replace('_', '-')} must be 0 or more, not {value}")
 
-    import torch
-
     from mealwatch.adapt.recipe import AdaptArguments, AdaptationData, adapt_encoder
+    from mealwatch.cli import use_threads
     from mealwatch.data import read_parallel, read_splits
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    use_threads(args.threads)
     chosen = {"pieces": args.pieces, "mlm_epochs": args.mlm_epochs, "distill_epochs": args.distill_epochs}
     recipe = AdaptArguments(seed=args.seed, **{k: v for k, v in chosen.items() if v is not None})
     train = read_splits(args.data)["train"]

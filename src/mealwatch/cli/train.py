@@ -86,11 +86,12 @@ def run(args: argparse.Namespace) -> int:
     if args.encoder is not None and not args.encoder.is_dir():
         raise UserError(f"--encoder {args.encoder}: not a folder; expected a BERT checkpoint folder")
 
+    from mealwatch.cli import checked_threads
     from mealwatch.jobs import load_training_data, train_and_save
     from mealwatch.training import TrainingArguments
 
-    chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr,
-              "max_length": args.max_length, "threads": args.threads, "patience": args.patience}  # fmt: skip
+    chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr, "max_length":
+              args.max_length, "threads": checked_threads(args.threads), "patience": args.patience}  # fmt: skip
     training_args = TrainingArguments(
         seed=args.seed, pooling=args.pooling, encoder_path=None if args.encoder is None else str(args.encoder),
         ngram_channel=args.ngram_channel, **{k: v for k, v in chosen.items() if v is not None},

@@ -46,3 +46,8 @@ def cut_by_length(sorted_lengths: Sequence[int], max_size: int, overhead: float 
         groups.append(slice(int(start[j]), j))
         j = int(start[j])
     return groups[::-1]
+
+
+def padded_positions(sorted_lengths: Sequence[int], max_size: int) -> int:
+    """Token positions the passes of ``cut_by_length`` compute (each group padded to its longest), padding included."""
+    return sum((g.stop - g.start) * int(sorted_lengths[g.stop - 1]) for g in cut_by_length(sorted_lengths, max_size))

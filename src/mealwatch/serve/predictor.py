@@ -25,7 +25,7 @@ from typing import Any
 
 from ..explain.methods import attribute
 from ..explain.scores import WordScores
-from ..inference.batches import cut_by_length
+from ..inference.batches import padded_positions
 from ..pipeline import Pipeline, Prediction
 from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S, MAX_WAITING, Batcher, BatchJob, Pass
 from .explainer import Explainer, ExplainJob, check_ig_budget
@@ -161,9 +161,9 @@ class Predictor:
     def _count_pass(self, done: Pass) -> None:
         counts = self.counts  # only the batcher's worker thread writes it
         counts.passes, counts.texts = counts.passes + 1, counts.texts + len(done.texts)
-        lengths = sorted(done.lengths)
-        padded = sum((g.stop - g.start) * lengths[g.stop - 1] for g in cut_by_length(lengths, len(lengths)))  # as run
-        counts.tokens, counts.padded_tokens = counts.tokens + sum(lengths), counts.padded_tokens + padded
+        lengths = sorted(done.lengths)  # the pass as the pipeline runs it: cut by length, one call
+        counts.tokens += sum(lengths)
+        counts.padded_tokens += padded_positions(lengths, len(lengths))
         counts.model_seconds += done.seconds
 
     # --- the slow work, on the explainer's worker and its copy of the model ------------------------
