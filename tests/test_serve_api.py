@@ -58,6 +58,16 @@ def live_server(app) -> Iterator[int]:
         thread.join(timeout=10)
 
 
+def post_classify_raw(conn: socket.socket, body: bytes) -> None:
+    """Send ``POST /api/classify`` with a JSON ``body`` over an open connection, without waiting for the answer
+    (a test then hangs up, as a client that goes away does)."""
+    conn.sendall(
+        b"POST /api/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+
+
 def tiny_classifier(seed: int) -> Pipeline:
     torch.manual_seed(seed)
     tokenizer = Tokenizer.from_pretrained()

@@ -10,7 +10,7 @@ import time
 
 import httpx
 import pytest
-from test_serve_api import live_server, local_client, tiny_classifier
+from test_serve_api import live_server, local_client, post_classify_raw, tiny_classifier
 
 from mealwatch.serve import Predictor, create_app
 from mealwatch.serve.batcher import Batcher, Overloaded, Pass
@@ -329,11 +329,7 @@ def test_a_request_whose_client_went_away_is_dropped_before_its_pass(tiny_predic
             assert blocked.entered.wait(10)
             body = b'{"text": "a complaint nobody waits for", "save": true}'
             with socket.create_connection(("127.0.0.1", port)) as conn:
-                conn.sendall(
-                    b"POST /api/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                    + f"Content-Length: {len(body)}\r\n\r\n".encode()
-                    + body
-                )
+                post_classify_raw(conn, body)
                 deadline = time.monotonic() + 10
                 while predictor.batcher.waiting < 1:  # it is queued behind the busy pass
                     assert time.monotonic() < deadline

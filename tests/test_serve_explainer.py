@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from test_serve_api import live_server, local_client, model_dir, predictor, tiny_classifier
+from test_serve_api import live_server, local_client, model_dir, post_classify_raw, predictor, tiny_classifier
 
 from mealwatch.serve import create_app
 from mealwatch.serve.explainer import MAX_IG_WORK, Busy, Explainer, Stopped, check_ig_budget, ig_work
@@ -144,11 +144,7 @@ def test_an_explanation_is_cancelled_when_its_client_goes_away(predictor, tmp_pa
     with live_server(app) as port:
         body = b'{"text": "the dal was cold", "explain": "ig", "steps": 300, "save": true}'
         with socket.create_connection(("127.0.0.1", port)) as conn:
-            conn.sendall(
-                b"POST /api/classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + f"Content-Length: {len(body)}\r\n\r\n".encode()
-                + body
-            )
+            post_classify_raw(conn, body)
             assert started.wait(10)
         # the client has hung up
         with pytest.raises(Stopped, match="cancelled: its client went away"):
