@@ -65,3 +65,28 @@ def test_bundled_data_brings_its_parallel_renderings_and_other_data_none(tmp_pat
     assert len(default_parallel(bundled)) >= 1000
     (tmp_path / "mine.csv").write_text("text,labels\n" + "a lizard in the dal,foreign_object\n" * 3, encoding="utf-8")
     assert default_parallel({"train": load_training_data(tmp_path / "mine.csv")["train"]}) == []
+
+
+def test_other_hindi_data_is_distilled_on_the_bundled_renderings_which_never_join_its_training(monkeypatch, tmp_path):
+    from mealwatch import jobs
+    from mealwatch.data import read_parallel
+
+    seen = {}
+
+    class Adapted(Exception):
+        pass
+
+    def adapted_encoder(train, parallel, base=None, recipe=None, progress=True):
+        seen["pairs"] = parallel
+        raise Adapted  # stop before training
+
+    monkeypatch.setattr(jobs, "adapted_encoder", adapted_encoder)
+    splits = {"train": HINDI, "validation": HINDI}
+    with pytest.raises(Adapted):
+        jobs.train_and_save(splits, TrainingArguments(), tmp_path, adapt="on")  # not the bundled data: no renderings
+    assert seen["pairs"] == read_parallel() and len(seen["pairs"]) >= 1000
+    with pytest.raises(Adapted):
+        jobs.train_and_save(splits, TrainingArguments(), tmp_path, adapt="on", parallel=PARALLEL)  # its own
+    assert seen["pairs"] == PARALLEL
+    assert jobs.adaptation_parallel([]) == read_parallel()
+    assert with_renderings(HINDI, read_parallel()).examples == HINDI.examples  # none are renderings of its texts

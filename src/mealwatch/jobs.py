@@ -3,7 +3,7 @@ fine-tune, save the run with its evaluation beside it.
 
 When no ``--encoder`` is given and at least ``HINDI_SHARE`` of the training texts are not English in
 Latin script, the bundled encoder is first adapted (``adapt.recipe``: vocabulary extension and
-distillation on parallel complaints) and the adapted folder is cached under
+distillation on parallel complaints — the data's own, else the bundled ones) and the adapted folder is cached under
 ``$MEALWATCH_HOME/cache/encoders/`` (the same data and recipe reuse it; ``mealwatch adapt`` builds
 the same folder on purpose). Parallel renderings of training complaints (the bundled
 ``parallel.csv``, or ``--parallel FILE``) are also added to the training split.
@@ -131,6 +131,15 @@ def default_parallel(splits: dict[str, "Dataset"]) -> "list[ParallelComplaint]":
     return read_parallel() if bundled else []
 
 
+def adaptation_parallel(parallel: "list[ParallelComplaint]") -> "list[ParallelComplaint]":
+    """The parallel complaints the encoder is distilled on: the training data's own renderings, else the bundled
+    ones — an English/Hindi corpus whose Hindi words, learned in distillation, carry over to other Hindi text
+    (``mealwatch adapt`` takes the same default)."""
+    from .data import read_parallel
+
+    return list(parallel) if parallel else read_parallel()
+
+
 def train_and_save(
     splits: dict[str, "Dataset"], args: "TrainingArguments", out: str | Path | None = None, progress: bool = True,
     *, adapt: str = "auto", parallel: "list[ParallelComplaint] | None" = None, adapt_on: "Dataset | None" = None,
@@ -138,7 +147,8 @@ def train_and_save(
     """Fine-tune on the splits (teaching the encoder Hindi first when ``should_adapt``), save the model to ``out``
     (None: a new folder under ``runs.runs_root()``) and write its evaluation on the test split (validation if
     there is none) beside it. ``parallel`` renderings (only of training complaints) join the training split;
-    None: ``default_parallel``. ``adapt_on``: the split the encoder is adapted on (None: the training split);
+    None: ``default_parallel``. The encoder is distilled on them, or on the bundled ones when there are none
+    (``adaptation_parallel``). ``adapt_on``: the split the encoder is adapted on (None: the training split);
     ``mealwatch train --add`` passes the split before its corrections, so that a retrain with corrections
     reuses the cached adapted encoder instead of adapting it again."""
     from dataclasses import replace
@@ -150,7 +160,7 @@ def train_and_save(
     encoder = None
     if should_adapt(splits, args, adapt):
         adapt_split = splits["train"] if adapt_on is None else adapt_on
-        encoder = adapted_encoder(adapt_split, parallel, args.encoder_path, progress=progress)
+        encoder = adapted_encoder(adapt_split, adaptation_parallel(parallel), args.encoder_path, progress=progress)
         args = replace(args, encoder_path=str(encoder))
     train_set = with_renderings(splits["train"], parallel) if parallel else splits["train"]
     result = train(train_set, splits["validation"], args, progress=progress)
