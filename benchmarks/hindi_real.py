@@ -46,8 +46,9 @@ def run_one(name: str, folder: Path, args: argparse.Namespace) -> list[str]:
     training = TrainingArguments(**{k: v for k, v in chosen.items() if v is not None})
     started = time.perf_counter()
     if should_adapt(splits, training, args.adapt):
-        parallel = adaptation_parallel([]) if args.distill_on == "bundled" else []  # the data has no renderings
-        training.encoder_path = str(adapted_encoder(splits["train"], parallel, progress=False))
+        parallel = adaptation_parallel([]) if args.distill_on != "none" else []  # the data has no renderings
+        sentences = None if args.distill_on == "complaints+everyday" else []  # None: the bundled ones
+        training.encoder_path = str(adapted_encoder(splits["train"], parallel, progress=False, sentences=sentences))
     result = train(splits["train"], splits["validation"], training, progress=False)
     seconds = time.perf_counter() - started
     report = evaluate_pipeline(result.pipeline, splits["test"])
@@ -85,10 +86,11 @@ def main() -> int:
     )
     parser.add_argument(
         "--distill-on",
-        choices=["bundled", "none"],
-        default="bundled",
-        help="distil the adapted encoder on the bundled parallel complaints, as `mealwatch train` does for data "
-        "without renderings of its own (default), or not at all (none: vocabulary extension alone)",
+        choices=["complaints+everyday", "complaints", "none"],
+        default="complaints+everyday",
+        help="distil the adapted encoder on the bundled parallel complaints and everyday sentences, as `mealwatch "
+        "train` does for data without renderings of its own (default); on the complaints alone; or not at all "
+        "(none: vocabulary extension alone)",
     )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

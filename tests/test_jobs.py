@@ -48,12 +48,12 @@ def test_renderings_join_only_for_complaints_of_the_training_split():
 def test_adapted_encoder_is_built_once_and_reused(tiny_encoder_dir, monkeypatch, tmp_path):
     monkeypatch.setenv("MEALWATCH_HOME", str(tmp_path / "home"))
     recipe = AdaptArguments(pieces=100, distill_epochs=1, batch_size=4)
-    first = adapted_encoder(HINDI, PARALLEL, str(tiny_encoder_dir), recipe, progress=False)
+    first = adapted_encoder(HINDI, PARALLEL, str(tiny_encoder_dir), recipe, progress=False, sentences=[])
     assert (first / ADAPT_FILE).is_file() and first.parent == tmp_path / "home" / "cache" / "encoders"
     stamp = (first / ADAPT_FILE).stat().st_mtime_ns
-    again = adapted_encoder(HINDI, PARALLEL, str(tiny_encoder_dir), recipe, progress=False)
+    again = adapted_encoder(HINDI, PARALLEL, str(tiny_encoder_dir), recipe, progress=False, sentences=[])
     assert again == first and (first / ADAPT_FILE).stat().st_mtime_ns == stamp  # the cache, not a rebuild
-    other = adapted_encoder(HINDI, PARALLEL[:1], str(tiny_encoder_dir), recipe, progress=False)
+    other = adapted_encoder(HINDI, PARALLEL[:1], str(tiny_encoder_dir), recipe, progress=False, sentences=[])
     assert other != first  # other data, another folder
     assert read_adaptation(first)["pairs"] == 4
 
@@ -90,3 +90,22 @@ def test_other_hindi_data_is_distilled_on_the_bundled_renderings_which_never_joi
     assert seen["pairs"] == PARALLEL
     assert jobs.adaptation_parallel([]) == read_parallel()
     assert with_renderings(HINDI, read_parallel()).examples == HINDI.examples  # none are renderings of its texts
+
+
+def test_the_adapted_encoder_is_distilled_on_the_everyday_sentences_too(monkeypatch, tmp_path):
+    from mealwatch.adapt import recipe
+    from mealwatch.data import read_parallel_sentences
+
+    monkeypatch.setenv("MEALWATCH_HOME", str(tmp_path / "home"))
+    seen = {}
+
+    def adapt_encoder(out, texts, pairs, **kwargs):
+        seen["pairs"] = pairs
+        raise RuntimeError("stop before the work")
+
+    monkeypatch.setattr(recipe, "adapt_encoder", adapt_encoder)
+    with pytest.raises(RuntimeError, match="stop before the work"):
+        adapted_encoder(HINDI, PARALLEL, progress=False)  # sentences None: the bundled everyday ones
+    everyday = read_parallel_sentences()
+    assert len(seen["pairs"]) == 2 * (len(PARALLEL) + len(everyday))
+    assert (everyday[0].english, everyday[0].devanagari) in seen["pairs"]

@@ -309,7 +309,41 @@ class ParallelComplaint:
 def read_parallel(path: str | Path | None = None) -> list[ParallelComplaint]:
     """The bundled parallel renderings (data/complaints/parallel.csv), or another file of the same columns."""
     path = Path(path) if path is not None else bundled_data_dir() / PARALLEL_FILE
-    columns = ("english", "labels", "devanagari", "romanised")
+    rows = _parallel_rows(path, ("english", "labels", "devanagari", "romanised"))
+    return [
+        ParallelComplaint(
+            row["english"],
+            tuple(label.strip() for label in row["labels"].split(LABEL_SEPARATOR) if label.strip()),
+            row["devanagari"],
+            row["romanised"],
+        )
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True)
+class ParallelSentence:
+    """One everyday English sentence (no labels: not a complaint) with its Devanagari and romanised renderings."""
+
+    english: str
+    devanagari: str
+    romanised: str
+
+
+def everyday_sentences_file() -> Path:
+    """The bundled everyday parallel sentences (data/hindi_parallel/everyday.csv in the source tree)."""
+    return bundled_data_dir().parent / "hindi_parallel" / "everyday.csv"
+
+
+def read_parallel_sentences(path: str | Path | None = None) -> list[ParallelSentence]:
+    """Everyday parallel sentences (columns english,devanagari,romanised): the bundled file, or another."""
+    path = Path(path) if path is not None else everyday_sentences_file()
+    rows = _parallel_rows(path, ("english", "devanagari", "romanised"))
+    return [ParallelSentence(row["english"], row["devanagari"], row["romanised"]) for row in rows]
+
+
+def _parallel_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of a parallel CSV, each column stripped; DataError naming the line for a missing column or value."""
     rows = []
     with open(path, encoding="utf-8-sig", newline="") as f:
         reader = csv.DictReader(f)
@@ -317,12 +351,10 @@ def read_parallel(path: str | Path | None = None) -> list[ParallelComplaint]:
         if missing:
             raise DataError(f"{path}, line 1: no column {missing[0]!r}; expected columns {', '.join(columns)}")
         for row in reader:
-            if not all((row[c] or "").strip() for c in columns):
+            values = {c: (row[c] or "").strip() for c in columns}
+            if not all(values.values()):
                 raise DataError(f"{path}, line {reader.line_num}: every column needs a value ({', '.join(columns)})")
-            labels = tuple(label.strip() for label in row["labels"].split(LABEL_SEPARATOR) if label.strip())
-            rows.append(
-                ParallelComplaint(row["english"].strip(), labels, row["devanagari"].strip(), row["romanised"].strip())
-            )
+            rows.append(values)
     return rows
 
 

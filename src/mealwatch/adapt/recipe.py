@@ -1,8 +1,8 @@
 """The adaptation recipe: an English BERT folder in, an encoder folder that reads Hindi out.
 
-    base encoder ─► vocabulary extension (pieces learned on the Hindi training texts)
+    base encoder ─► vocabulary extension (pieces learned on the Hindi training texts and the renderings)
                  ─► continued masked-LM pre-training on the Hindi texts (optional)
-                 ─► multilingual distillation on parallel English/Hindi complaints (optional)
+                 ─► multilingual distillation on parallel English/Hindi complaints and everyday sentences
                  ─► folder: config.json, model.safetensors, tokenizer.json, mealwatch_adapt.json
 
 The folder is an ordinary BERT checkpoint that ``mealwatch train --encoder`` takes;
@@ -32,7 +32,7 @@ from .mlm import continue_pretraining
 from .vocabulary import DEFAULT_PIECES, extend, train_pieces
 
 if TYPE_CHECKING:
-    from ..data import Dataset, ParallelComplaint
+    from ..data import Dataset, ParallelComplaint, ParallelSentence
 
 ADAPT_FILE = "mealwatch_adapt.json"
 RECIPE_VERSION = 2  # 2: new rows start from romanise.py's romanisation (schwa deletion inside words)
@@ -59,10 +59,13 @@ class AdaptationData:
     pairs: list[tuple[str, str]]
 
     @classmethod
-    def of(cls, train: "Dataset", parallel: "Sequence[ParallelComplaint]") -> "AdaptationData":
-        """The training split's texts that are not English (by script), and both renderings of each parallel row."""
+    def of(
+        cls, train: "Dataset", parallel: "Sequence[ParallelComplaint]", sentences: "Sequence[ParallelSentence]" = ()
+    ) -> "AdaptationData":
+        """The training split's texts that are not English (by script), and both renderings of each parallel
+        complaint and each everyday parallel sentence."""
         texts = [e.text for e, script in zip(train.examples, train.scripts()) if script != "latn-en"]
-        pairs = [(p.english, t) for p in parallel for t in (p.devanagari, p.romanised)]
+        pairs = [(p.english, t) for p in [*parallel, *sentences] for t in (p.devanagari, p.romanised)]
         return cls(texts, pairs)
 
 

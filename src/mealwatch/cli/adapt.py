@@ -13,14 +13,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="teach the encoder Hindi (vocabulary extension + distillation) and save an encoder folder",
         description="Extend the encoder's WordPiece vocabulary with pieces learned on the Hindi training texts, "
         "then distil the English sentence vectors into the Hindi and romanised renderings of parallel "
-        "complaints. The folder it writes is what `mealwatch train --encoder` takes; `mealwatch train` builds "
-        "the same folder by itself (cached) when its data has Hindi in it.",
+        "complaints and everyday sentences. The folder it writes is what `mealwatch train --encoder` takes; "
+        "`mealwatch train` builds the same folder by itself (cached) when its data has Hindi in it.",
     )
     p.add_argument("--out", type=Path, required=True, help="the encoder folder to write (new or empty)")
     p.add_argument("--data", type=Path, help="training data (a folder or a file, as for train); default: the "
                    "bundled complaints' train split")  # fmt: skip
     p.add_argument("--parallel", type=Path, help="parallel renderings CSV (english,labels,devanagari,romanised); "
                    "default: the bundled parallel.csv")  # fmt: skip
+    p.add_argument("--sentences", type=Path, help="everyday parallel sentences CSV (english,devanagari,romanised); "
+                   "default: the bundled data/hindi_parallel/everyday.csv")  # fmt: skip
     p.add_argument("--encoder", type=Path, help="the encoder to adapt (default: the bundled all-MiniLM-L6-v2)")
     p.add_argument("--pieces", type=int, help="size of the Hindi WordPiece vocabulary to learn (default: 6000)")
     p.add_argument("--mlm-epochs", type=int, help="masked-LM pre-training epochs on the Hindi texts (default: 0)")
@@ -33,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
-    for name in ("data", "parallel", "encoder"):
+    for name in ("data", "parallel", "sentences", "encoder"):
         path = getattr(args, name)
         if path is not None and not path.exists():
             raise UserError(f"--{name} {path}: no such file or folder")
@@ -44,14 +46,14 @@ def run(args: argparse.Namespace) -> int:
 
     from mealwatch.adapt.recipe import AdaptArguments, AdaptationData, adapt_encoder
     from mealwatch.cli import use_threads
-    from mealwatch.data import read_parallel, read_splits
+    from mealwatch.data import read_parallel, read_parallel_sentences, read_splits
 
     use_threads(args.threads)
     chosen = {"pieces": args.pieces, "mlm_epochs": args.mlm_epochs, "distill_epochs": args.distill_epochs}
     recipe = AdaptArguments(seed=args.seed, **{k: v for k, v in chosen.items() if v is not None})
     train = read_splits(args.data)["train"]
     parallel = read_parallel(args.parallel)
-    data = AdaptationData.of(train, parallel)
+    data = AdaptationData.of(train, parallel, read_parallel_sentences(args.sentences))
     if not data.texts and not data.pairs:
         raise UserError("no Hindi texts in the training data and no parallel renderings: nothing to adapt to")
     print(f"adapting on {len(data.texts)} Hindi training texts and {len(data.pairs)} parallel pairs", file=sys.stderr)
