@@ -8,6 +8,8 @@ the validation split, overall and per script:
   aug      + the parallel renderings (Devanagari and romanised) of the English training complaints
   vocab    aug + vocabulary extension (Hindi WordPiece pieces, rows initialised from romanisations)
   distill  vocab + multilingual distillation on the parallel complaints before fine-tuning
+  everyday distill, the everyday parallel sentences (data/hindi_parallel/) distilled beside the complaints:
+           what `mealwatch train` does by default
   mlm      vocab + continued masked-LM pre-training on the Hindi texts + distillation
   translit distill with every Devanagari text (training split, renderings, distillation pairs and validation)
            romanised first (``romanise.romanise_text``): the encoder sees one script; vocabulary extension
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-RECIPES = ("base", "aug", "vocab", "distill", "mlm", "translit")
+RECIPES = ("base", "aug", "vocab", "distill", "everyday", "mlm", "translit")
 SCRIPTS = ("latn-en", "latn-hi", "deva", "mixed")
 
 
@@ -45,7 +47,7 @@ def main() -> int:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     from mealwatch.adapt.recipe import AdaptArguments, AdaptationData, adapt_encoder
-    from mealwatch.data import read_parallel, read_splits
+    from mealwatch.data import read_parallel, read_parallel_sentences, read_splits
     from mealwatch.evaluation import evaluate_pipeline
     from mealwatch.jobs import with_renderings
     from mealwatch.romanise import romanise_text
@@ -67,12 +69,13 @@ def main() -> int:
         else:
             recipe_train, recipe_validation, recipe_parallel = train_set, validation, parallel
         augmented = with_renderings(recipe_train, recipe_parallel)
-        data = AdaptationData.of(recipe_train, recipe_parallel)
+        sentences = read_parallel_sentences() if recipe == "everyday" else []
+        data = AdaptationData.of(recipe_train, recipe_parallel, sentences)
         encoder_path, adapt_seconds = None, 0.0
         with tempfile.TemporaryDirectory() as tmp:
-            if recipe in ("vocab", "distill", "mlm", "translit"):
+            if recipe in ("vocab", "distill", "everyday", "mlm", "translit"):
                 started = time.perf_counter()
-                distill_epochs = args.distill_epochs if recipe in ("distill", "mlm", "translit") else 0
+                distill_epochs = args.distill_epochs if recipe in ("distill", "everyday", "mlm", "translit") else 0
                 mlm_epochs = args.mlm_epochs if recipe == "mlm" else 0
                 adapt_args = AdaptArguments(pieces=args.pieces, distill_epochs=distill_epochs, mlm_epochs=mlm_epochs,
                                             seed=args.seed)  # fmt: skip
