@@ -8,8 +8,8 @@ the validation split, overall and per script:
   aug      + the parallel renderings (Devanagari and romanised) of the English training complaints
   vocab    aug + vocabulary extension (Hindi WordPiece pieces, rows initialised from romanisations)
   distill  vocab + multilingual distillation on the parallel complaints before fine-tuning
-  everyday distill, the everyday parallel sentences (data/hindi_parallel/) distilled beside the complaints:
-           what `mealwatch train` does by default
+  everyday distill, the everyday parallel sentences (data/hindi_parallel/) distilled beside the complaints
+           (tried as the default, not kept: docs/multilingual.md)
   mlm      vocab + continued masked-LM pre-training on the Hindi texts + distillation
   translit distill with every Devanagari text (training split, renderings, distillation pairs and validation)
            romanised first (``romanise.romanise_text``): the encoder sees one script; vocabulary extension

@@ -92,20 +92,22 @@ def test_other_hindi_data_is_distilled_on_the_bundled_renderings_which_never_joi
     assert with_renderings(HINDI, read_parallel()).examples == HINDI.examples  # none are renderings of its texts
 
 
-def test_the_adapted_encoder_is_distilled_on_the_everyday_sentences_too(monkeypatch, tmp_path):
+def test_everyday_sentences_are_distilled_only_when_given(monkeypatch, tmp_path):
     from mealwatch.adapt import recipe
     from mealwatch.data import read_parallel_sentences
 
     monkeypatch.setenv("MEALWATCH_HOME", str(tmp_path / "home"))
-    seen = {}
+    seen = []
 
     def adapt_encoder(out, texts, pairs, **kwargs):
-        seen["pairs"] = pairs
+        seen.append(pairs)
         raise RuntimeError("stop before the work")
 
     monkeypatch.setattr(recipe, "adapt_encoder", adapt_encoder)
-    with pytest.raises(RuntimeError, match="stop before the work"):
-        adapted_encoder(HINDI, PARALLEL, progress=False)  # sentences None: the bundled everyday ones
     everyday = read_parallel_sentences()
-    assert len(seen["pairs"]) == 2 * (len(PARALLEL) + len(everyday))
-    assert (everyday[0].english, everyday[0].devanagari) in seen["pairs"]
+    for sentences in (None, everyday):
+        with pytest.raises(RuntimeError, match="stop before the work"):
+            adapted_encoder(HINDI, PARALLEL, progress=False, sentences=sentences)
+    assert len(seen[0]) == 2 * len(PARALLEL)  # the default: the complaints alone
+    assert len(seen[1]) == 2 * (len(PARALLEL) + len(everyday))
+    assert (everyday[0].english, everyday[0].devanagari) in seen[1]

@@ -3,8 +3,7 @@ fine-tune, save the run with its evaluation beside it.
 
 When no ``--encoder`` is given and at least ``HINDI_SHARE`` of the training texts are not English in
 Latin script, the bundled encoder is first adapted (``adapt.recipe``: vocabulary extension and
-distillation on parallel complaints — the data's own, else the bundled ones — and on the bundled everyday
-parallel sentences) and the adapted folder is cached under
+distillation on parallel complaints — the data's own, else the bundled ones) and the adapted folder is cached under
 ``$MEALWATCH_HOME/cache/encoders/`` (the same data and recipe reuse it; ``mealwatch adapt`` builds
 the same folder on purpose). Parallel renderings of training complaints (the bundled
 ``parallel.csv``, or ``--parallel FILE``) are also added to the training split.
@@ -90,7 +89,8 @@ def adapted_encoder(
 ) -> Path:  # fmt: skip
     """The adapted encoder for this training data and recipe: from the cache, or built and cached now.
 
-    ``sentences``: everyday parallel sentences distilled beside the complaints (None: the bundled ones)."""
+    ``sentences``: everyday parallel sentences distilled beside the complaints (None: none; the bundled ones,
+    ``data.read_parallel_sentences()``, were tried as a default and not kept: docs/multilingual.md)."""
     import hashlib
     import json
     from dataclasses import asdict
@@ -98,10 +98,8 @@ def adapted_encoder(
     from .adapt.recipe import ADAPT_FILE, RECIPE_VERSION, AdaptArguments, AdaptationData, adapt_encoder, fingerprint
     from .memory import release_freed_memory
 
-    from .data import read_parallel_sentences
-
     recipe = recipe or AdaptArguments()
-    data = AdaptationData.of(train, parallel, read_parallel_sentences() if sentences is None else sentences)
+    data = AdaptationData.of(train, parallel, sentences or [])
     texts, pairs = data.texts, data.pairs
     identity = [fingerprint(texts, pairs), asdict(recipe), str(base), RECIPE_VERSION]  # a new version: a new folder
     key = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:16]

@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="teach the encoder Hindi (vocabulary extension + distillation) and save an encoder folder",
         description="Extend the encoder's WordPiece vocabulary with pieces learned on the Hindi training texts, "
         "then distil the English sentence vectors into the Hindi and romanised renderings of parallel "
-        "complaints and everyday sentences. The folder it writes is what `mealwatch train --encoder` takes; "
+        "complaints (and of everyday sentences with --sentences). The folder it writes is what `mealwatch train "
+        "--encoder` takes; "
         "`mealwatch train` builds the same folder by itself (cached) when its data has Hindi in it.",
     )
     p.add_argument("--out", type=Path, required=True, help="the encoder folder to write (new or empty)")
@@ -21,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "bundled complaints' train split")  # fmt: skip
     p.add_argument("--parallel", type=Path, help="parallel renderings CSV (english,labels,devanagari,romanised); "
                    "default: the bundled parallel.csv")  # fmt: skip
-    p.add_argument("--sentences", type=Path, help="everyday parallel sentences CSV (english,devanagari,romanised); "
-                   "default: the bundled data/hindi_parallel/everyday.csv")  # fmt: skip
+    p.add_argument("--sentences", type=Path, help="everyday parallel sentences CSV (english,devanagari,romanised) to "
+                   "distil beside the complaints, e.g. data/hindi_parallel/everyday.csv (default: none)")  # fmt: skip
     p.add_argument("--encoder", type=Path, help="the encoder to adapt (default: the bundled all-MiniLM-L6-v2)")
     p.add_argument("--pieces", type=int, help="size of the Hindi WordPiece vocabulary to learn (default: 6000)")
     p.add_argument("--mlm-epochs", type=int, help="masked-LM pre-training epochs on the Hindi texts (default: 0)")
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     recipe = AdaptArguments(seed=args.seed, **{k: v for k, v in chosen.items() if v is not None})
     train = read_splits(args.data)["train"]
     parallel = read_parallel(args.parallel)
-    data = AdaptationData.of(train, parallel, read_parallel_sentences(args.sentences))
+    data = AdaptationData.of(train, parallel, read_parallel_sentences(args.sentences) if args.sentences else [])
     if not data.texts and not data.pairs:
         raise UserError("no Hindi texts in the training data and no parallel renderings: nothing to adapt to")
     print(f"adapting on {len(data.texts)} Hindi training texts and {len(data.pairs)} parallel pairs", file=sys.stderr)
