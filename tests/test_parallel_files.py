@@ -60,3 +60,15 @@ def test_adaptation_distils_both_renderings_of_complaints_and_sentences():
         ("the phone is good", "फ़ोन अच्छा है"),
         ("the phone is good", "phone accha hai"),
     ]
+
+
+def test_adapt_refuses_a_missing_or_broken_sentences_file_before_any_work(tmp_path, capsys):
+    from mealwatch.cli import main
+
+    assert main(["adapt", "--out", str(tmp_path / "enc"), "--sentences", str(tmp_path / "nope.csv")]) == 2
+    assert "--sentences" in capsys.readouterr().err
+    broken = write(tmp_path, "english,devanagari\nhello,नमस्ते\n")
+    assert main(["adapt", "--out", str(tmp_path / "enc"), "--sentences", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "line 1: no column 'romanised'" in err and "Traceback" not in err
+    assert not (tmp_path / "enc").exists()
