@@ -30,9 +30,8 @@ DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 def run_one(name: str, folder: Path, args: argparse.Namespace) -> list[str]:
     from mealwatch.baselines import tfidf_baseline
-    from mealwatch.data import Dataset, read_splits
+    from mealwatch.data import Dataset, read_parallel_sentences, read_splits
     from mealwatch.evaluation import evaluate_pipeline
-    from mealwatch.data import read_parallel_sentences
     from mealwatch.jobs import adaptation_parallel, adapted_encoder, should_adapt
     from mealwatch.training import TrainingArguments, train
 

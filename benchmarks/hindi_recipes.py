@@ -32,6 +32,8 @@ from pathlib import Path
 import torch
 
 RECIPES = ("base", "aug", "vocab", "distill", "everyday", "mlm", "translit")
+DISTILLED = ("distill", "everyday", "mlm", "translit")  # recipes that distil
+ADAPTED = ("vocab", *DISTILLED)  # recipes that build an adapted encoder
 SCRIPTS = ("latn-en", "latn-hi", "deva", "mixed")
 
 
@@ -73,9 +75,9 @@ def main() -> int:
         data = AdaptationData.of(recipe_train, recipe_parallel, sentences)
         encoder_path, adapt_seconds = None, 0.0
         with tempfile.TemporaryDirectory() as tmp:
-            if recipe in ("vocab", "distill", "everyday", "mlm", "translit"):
+            if recipe in ADAPTED:
                 started = time.perf_counter()
-                distill_epochs = args.distill_epochs if recipe in ("distill", "everyday", "mlm", "translit") else 0
+                distill_epochs = args.distill_epochs if recipe in DISTILLED else 0
                 mlm_epochs = args.mlm_epochs if recipe == "mlm" else 0
                 adapt_args = AdaptArguments(pieces=args.pieces, distill_epochs=distill_epochs, mlm_epochs=mlm_epochs,
                                             seed=args.seed)  # fmt: skip
@@ -92,9 +94,7 @@ def main() -> int:
             pipeline = result.pipeline
             weight = pipeline.config.ngram_weight
             fused = evaluate_pipeline(pipeline, recipe_validation, bootstrap=0)
-            thresholds = pipeline.encoder_thresholds()
-            pipeline.fuse_ngram_channel(None, 0.0, None)  # the encoder's own probabilities and thresholds
-            pipeline.config.thresholds = thresholds
+            pipeline.without_ngram_channel()  # the encoder's own probabilities and thresholds
             alone = evaluate_pipeline(pipeline, recipe_validation, bootstrap=0)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
         print(f"| {recipe} | {fused.macro_f1:.4f} | {by_script(fused)} | {alone.macro_f1:.4f} | {by_script(alone)} | "

@@ -24,7 +24,6 @@ import sys
 import warnings
 from collections.abc import Callable
 
-import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -106,11 +105,8 @@ def main() -> int:
     args = ap.parse_args()
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     torch.set_num_threads(args.threads)
-    from sklearn.metrics import f1_score
-
     from mealwatch.data import DataError, bundled_data_dir, read_dataset, read_splits
-    from mealwatch.decisions import as_targets
-    from mealwatch.inference.choice import MAX_F1_CHANGE, MIN_AGREEMENT
+    from mealwatch.inference.choice import checked_trial
     from mealwatch.pipeline import Pipeline
 
     pipeline = Pipeline.load(args.model)
@@ -123,17 +119,10 @@ def main() -> int:
         ap.error(f"--model must be trained on the bundled complaints' labels (its validation split is read): {e}")
     fp32 = pipeline.model
     ranges = input_ranges(pipeline, read_splits(folder)["train"].texts[: args.calibration])
-    truth, ids = validation.targets(), list(range(len(pipeline.labels)))
 
-    def decisions(model: nn.Module) -> np.ndarray:
-        pipeline.model, pipeline.forward = model, model
-        try:
-            return pipeline.decide(pipeline.probabilities(validation.texts))
-        finally:
-            pipeline.model, pipeline.forward = fp32, fp32
-
-    def macro(d: np.ndarray) -> float:
-        return float(f1_score(truth, as_targets(d, pipeline.multi_label), labels=ids, average="macro", zero_division=0))
+    def probabilities(model: nn.Module) -> Tensor:
+        """(N, L) validation probabilities of the pipeline around ``model`` (n-gram channel included)."""
+        return pipeline.with_model(model, model).probabilities(validation.texts)
 
     def smooth(alpha: float, keep: Callable[[str], bool] = lambda name: False):
         def make(name: str, layer: nn.Linear) -> nn.Module | None:
@@ -160,17 +149,16 @@ def main() -> int:
         "per-token 8-bit activations (simulated)": lambda n, m: PerTokenInt8(m),
     }  # fmt: skip
     with torch.inference_mode():
-        reference = decisions(fp32)
+        reference = probabilities(fp32)
+        fp32_trial = checked_trial("fp32", 0.0, pipeline, validation, reference, reference)
         print(f"CPU: {cpu_name()}; model {args.model}; validation split, {len(validation)} complaints")
-        print(f"fp32 macro-F1 {macro(reference):.4f}\n")
+        print(f"fp32 macro-F1 {fp32_trial.macro_f1:.4f}\n")
         print("| conversion | label sets as fp32 | macro-F1 | change (points) | `auto` would keep it |")
         print("|---|---:|---:|---:|---|")
-        for label, make in variants.items():
-            decided = decisions(replaced(fp32, make))
-            agreement = float(np.mean(np.all(decided == reference, axis=1)))
-            change = (macro(decided) - macro(reference)) * 100
-            keep = "yes" if agreement >= MIN_AGREEMENT and abs(change) <= MAX_F1_CHANGE * 100 + 1e-9 else "no"
-            print(f"| {label} | {agreement:.2%} | {macro(decided):.4f} | {change:+.2f} | {keep} |", flush=True)
+        for label, make in variants.items():  # judged as `auto` judges a mode (inference.choice)
+            trial = checked_trial(label, 0.0, pipeline, validation, reference, probabilities(replaced(fp32, make)))
+            print(f"| {label} | {trial.agreement:.2%} | {trial.macro_f1:.4f} | {trial.f1_change * 100:+.2f} | "
+                  f"{'yes' if trial.passes else 'no'} |", flush=True)  # fmt: skip
     return 0
 
 

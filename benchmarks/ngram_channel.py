@@ -45,9 +45,8 @@ def main() -> None:
     splits = read_splits(None)
     train, validation = splits["train"], splits["validation"]
     pipeline = Pipeline.load(args.model)
-    thresholds = pipeline.encoder_thresholds()
-    pipeline.fuse_ngram_channel(None, 0.0, None)  # the encoder's own probabilities
-    pipeline.config.thresholds = thresholds
+    pipeline.without_ngram_channel()  # the encoder's own probabilities
+    thresholds = pipeline.thresholds()
     encoder = pipeline.probabilities(validation.texts).numpy()  # (N, L)
     targets, scripts = validation.targets(), np.array(validation.scripts())
     print(f"model {args.model}; validation {len(validation)} texts")

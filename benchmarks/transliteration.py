@@ -135,9 +135,8 @@ def on_bundled(args: argparse.Namespace) -> None:
     train = with_renderings(splits["train"], default_parallel(splits))
     validation = splits["validation"]
     pipeline = Pipeline.load(args.model)
-    thresholds = pipeline.encoder_thresholds()
-    pipeline.fuse_ngram_channel(None, 0.0, None)  # the encoder's own probabilities
-    pipeline.config.thresholds = thresholds
+    pipeline.without_ngram_channel()  # the encoder's own probabilities
+    thresholds = pipeline.thresholds()
     multi_label, n_labels = pipeline.multi_label, len(pipeline.labels)
     encoder = pipeline.probabilities(validation.texts).numpy()  # (N, L)
     targets, scripts = validation.targets(), np.array(validation.scripts())

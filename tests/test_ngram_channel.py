@@ -263,6 +263,9 @@ def test_pipeline_fuses_and_reloads_the_same(fused_pipeline, tmp_path):
     assert reloaded.config.ngram_weight == 0.4 and reloaded.thresholds() == [0.3, 0.35, 0.4, 0.45]
     before, after = pipeline.predict(TEXTS), reloaded.predict(TEXTS)
     assert [p.labels for p in before] == [p.labels for p in after]
+    reloaded.without_ngram_channel()  # the encoder alone again, with its own thresholds
+    assert reloaded.ngram is None and reloaded.thresholds() == [0.5] * 4
+    np.testing.assert_allclose(reloaded.probabilities(TEXTS).numpy(), encoder_alone, atol=1e-6)
     for a, b in zip(before, after):
         assert a.probabilities == pytest.approx(b.probabilities, abs=1e-6)
 

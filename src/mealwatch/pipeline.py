@@ -207,6 +207,12 @@ class Pipeline:
         self.config.encoder_thresholds = self.config.thresholds
         self.ngram, self.config.ngram_weight, self.config.thresholds = channel, float(weight), thresholds
 
+    def without_ngram_channel(self) -> None:
+        """Drop the n-gram channel: from now on the encoder's probabilities alone, decided with its own thresholds."""
+        thresholds = self.encoder_thresholds()
+        self.fuse_ngram_channel(None, 0.0, None)
+        self.config.thresholds = thresholds
+
     # ------------------------------------------------------------------ text in, decisions out
     def tokenize(self, texts: str | Sequence[str]) -> TokenizedBatch:
         """Model inputs cut to ``max_length`` word pieces (every use reads the same pieces)."""

@@ -2,7 +2,8 @@
 
     base encoder ─► vocabulary extension (pieces learned on the Hindi training texts and the renderings)
                  ─► continued masked-LM pre-training on the Hindi texts (optional)
-                 ─► multilingual distillation on parallel English/Hindi complaints and everyday sentences
+                 ─► multilingual distillation on parallel English/Hindi complaints (and everyday sentences, when
+                     given: not by default)
                  ─► folder: config.json, model.safetensors, tokenizer.json, mealwatch_adapt.json
 
 The folder is an ordinary BERT checkpoint that ``mealwatch train --encoder`` takes;

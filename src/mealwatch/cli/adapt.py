@@ -14,8 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Extend the encoder's WordPiece vocabulary with pieces learned on the Hindi training texts, "
         "then distil the English sentence vectors into the Hindi and romanised renderings of parallel "
         "complaints (and of everyday sentences with --sentences). The folder it writes is what `mealwatch train "
-        "--encoder` takes; "
-        "`mealwatch train` builds the same folder by itself (cached) when its data has Hindi in it.",
+        "--encoder` takes; `mealwatch train` builds the same folder by itself (cached) when its data has Hindi "
+        "in it.",
     )
     p.add_argument("--out", type=Path, required=True, help="the encoder folder to write (new or empty)")
     p.add_argument("--data", type=Path, help="training data (a folder or a file, as for train); default: the "

@@ -283,12 +283,26 @@ def _trial(
 ) -> Trial:
     if validation is None or name not in probabilities:
         return Trial(name, seconds, failure=failure)
+    return checked_trial(name, seconds, pipeline, validation, probabilities["fp32"], probabilities[name], failure)
+
+
+def checked_trial(
+    name: str,
+    seconds: float,
+    pipeline: "Pipeline",
+    validation: "Dataset",
+    reference: torch.Tensor,
+    probabilities: torch.Tensor,
+    failure: str | None = None,
+) -> Trial:
+    """The trial of a mode whose (N, L) ``probabilities`` on ``validation`` (read in the pipeline's label order)
+    are decided against fp32's ``reference`` probabilities: agreement of label sets and macro-F1 change."""
     from sklearn.metrics import f1_score
 
     from ..decisions import as_targets
 
-    reference = pipeline.decide(probabilities["fp32"])  # (N, L)
-    decided = pipeline.decide(probabilities[name])  # (N, L)
+    reference = pipeline.decide(reference)  # (N, L)
+    decided = pipeline.decide(probabilities)  # (N, L)
     agreement = float(np.mean(np.all(reference == decided, axis=1)))
     truth, ids = validation.targets(), list(range(len(pipeline.labels)))
 
