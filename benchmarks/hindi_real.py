@@ -2,6 +2,7 @@
 
     python benchmarks/hindi_real.py [--data-root ../shared/data] [--only sentimix,iitp] [--epochs N]
                                     [--encoder PATH] [--threads 2] [--max-train N]
+                                    [--distill-on ...] [--mlm-epochs N]
 
 Reads ``sentimix_hinglish/`` (real code-mixed Hindi-English tweets, romanised) and
 ``iitp_hindi_reviews/`` (real Devanagari review sentences), each with train/validation/test CSVs
@@ -29,6 +30,7 @@ DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def run_one(name: str, folder: Path, args: argparse.Namespace) -> list[str]:
+    from mealwatch.adapt.recipe import AdaptArguments
     from mealwatch.baselines import tfidf_baseline
     from mealwatch.data import Dataset, read_parallel_sentences, read_splits
     from mealwatch.evaluation import evaluate_pipeline
@@ -48,7 +50,10 @@ def run_one(name: str, folder: Path, args: argparse.Namespace) -> list[str]:
     if should_adapt(splits, training, args.adapt):
         parallel = adaptation_parallel([]) if args.distill_on != "none" else []  # the data has no renderings
         sentences = read_parallel_sentences() if args.distill_on == "complaints+everyday" else []
-        training.encoder_path = str(adapted_encoder(splits["train"], parallel, progress=False, sentences=sentences))
+        recipe = AdaptArguments(mlm_epochs=args.mlm_epochs)
+        training.encoder_path = str(
+            adapted_encoder(splits["train"], parallel, recipe=recipe, progress=False, sentences=sentences)
+        )
     result = train(splits["train"], splits["validation"], training, progress=False)
     seconds = time.perf_counter() - started
     report = evaluate_pipeline(result.pipeline, splits["test"])
@@ -91,6 +96,13 @@ def main() -> int:
         help="distil the adapted encoder on the bundled parallel complaints, as `mealwatch train` does for data "
         "without renderings of its own (default); on them and the everyday sentences of data/hindi_parallel/ "
         "(tried, not kept); or not at all (none: vocabulary extension alone)",
+    )
+    parser.add_argument(
+        "--mlm-epochs",
+        type=int,
+        default=0,
+        help="continued masked-LM pre-training on the data's own Hindi training texts (and the renderings) before "
+        "distillation, as `mealwatch adapt --mlm-epochs` (default 0: none, as `mealwatch train`)",
     )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

@@ -14,6 +14,7 @@ from mealwatch.adapt.vocabulary import (
     added_rows_learning,
     extend,
     freeze_pretrained_rows,
+    symbol_pieces,
     train_pieces,
 )
 from mealwatch.romanise import romanise
@@ -66,16 +67,37 @@ def test_extension_teaches_the_vocabulary_devanagari_and_keeps_the_old_rows():
     torch.testing.assert_close(encoder.embeddings.word.weight[tokenizer.backend.token_to_id(piece)], expected)
 
 
+def test_emoji_the_texts_use_become_pieces_that_start_from_their_names():
+    tokenizer = Tokenizer.from_pretrained()
+    texts = ["khana bekar tha 🤮🤮", "bahut accha 😂", "mast 😂😂 yaar👍🏻", "ok 👍", "the ❤ kitchen ❤"]
+    # used at least twice and unknown to the English vocabulary; the most used first; a skin tone continues its word
+    assert symbol_pieces(texts, tokenizer) == ["😂", "❤", "👍", "🤮"]
+    assert symbol_pieces(texts, tokenizer, min_frequency=1) == ["😂", "❤", "👍", "🤮", "##🏻"]
+    encoder = tiny_encoder(tokenizer)
+    before = encoder.embeddings.word.weight.detach().clone()  # (V, H)
+    extend(encoder, tokenizer, symbol_pieces(texts, tokenizer))
+    assert tokenizer(["mast😂 yaar"]).tokens[0] == ["[CLS]", "mast", "😂", "ya", "##ar", "[SEP]"]
+    assert tokenizer(["👍🏻"]).tokens[0] == ["[CLS]", "[UNK]", "[SEP]"]  # "##🏻" was used once: not added
+    # "😂" is FACE WITH TEARS OF JOY: its row is the mean of the old rows of those five words
+    words = ["face", "with", "tears", "of", "joy"]
+    old_ids = [t.id for w in words for t in tokenizer.backend.model.tokenize(w)]
+    assert len(old_ids) == 5 and max(old_ids) < before.size(0)
+    torch.testing.assert_close(encoder.embeddings.word.weight[tokenizer.backend.token_to_id("😂")],
+                               before[old_ids].mean(dim=0))  # fmt: skip
+
+
 def test_extended_model_saves_reloads_and_predicts_the_same(tmp_path):
     tokenizer = Tokenizer.from_pretrained()
     encoder = tiny_encoder(tokenizer)
-    extend(encoder, tokenizer, train_pieces(HINDI * 3, tokenizer, size=200))
+    extend(encoder, tokenizer, train_pieces(HINDI * 3, tokenizer, size=200) + ["😂"])
     torch.manual_seed(1)
     pipeline = Pipeline(Classifier(encoder, ClassifierConfig(["a", "b"], True)).eval(), tokenizer)
     pipeline.save(tmp_path / "m")
     again = Pipeline.from_folder(tmp_path / "m")
     assert again.tokenizer.vocab_size == tokenizer.vocab_size
-    torch.testing.assert_close(again.probabilities(HINDI), pipeline.probabilities(HINDI), atol=1e-6, rtol=0)
+    texts = [*HINDI, "खाना😂 बेकार"]
+    assert again.tokenizer(texts).tokens == tokenizer(texts).tokens  # the emoji stays a word of its own
+    torch.testing.assert_close(again.probabilities(texts), pipeline.probabilities(texts), atol=1e-6, rtol=0)
 
 
 def test_frozen_rows_do_not_move_and_new_rows_do():

@@ -40,10 +40,23 @@ def test_same_ids_as_transformers(tokenizer):
     assert b.attention_mask.tolist() == ref["attention_mask"]
 
 
+def test_an_emoji_is_a_word_of_its_own_and_takes_no_word_with_it(tokenizer):
+    # BERT's own pre-tokenizer keeps "bekar🤮" one word, which the English vocabulary can only call [UNK]
+    ref = transformers.BertTokenizerFast.from_pretrained(bundled_model_dir())
+    text = "khana bekar🤮🤮 tha, 👍🏻 ok🇮🇳"
+    assert ref.convert_ids_to_tokens(ref(text)["input_ids"])[3] == "[UNK]"
+    b = tokenizer([text])
+    assert b.words[0] == ["khana", "bekar", "🤮", "🤮", "tha", ",", "👍🏻", "ok", "🇮🇳"]  # a skin tone, a flag: one
+    assert [text[s:e] for s, e in b.word_spans[0]] == b.words[0]
+    assert b.tokens[0][:6] == ["[CLS]", "khan", "##a", "be", "##kar", "[UNK]"]
+    # text without emoji tokenizes exactly as Hugging Face's (test_same_ids_as_transformers)
+    assert tokenizer(["khana bekar tha"]).input_ids.tolist()[0] == ref("khana bekar tha")["input_ids"]
+
+
 def test_vocab_txt_only_folder_tokenizes_the_same(tmp_path, tokenizer):
     shutil.copy(bundled_model_dir() / "vocab.txt", tmp_path / "vocab.txt")
     from_vocab = Tokenizer.from_pretrained(tmp_path)
-    texts = ["Worms in the KHICHDI, again?!", "chawal kaccha tha"]
+    texts = ["Worms in the KHICHDI, again?!", "chawal kaccha tha", "keede 🐛 the😡"]
     assert from_vocab(texts).input_ids.tolist() == tokenizer(texts).input_ids.tolist()
     assert from_vocab(texts).words == tokenizer(texts).words
 
@@ -51,7 +64,9 @@ def test_vocab_txt_only_folder_tokenizes_the_same(tmp_path, tokenizer):
 def test_save_and_reload(tmp_path, tokenizer):
     tokenizer.save(tmp_path)
     again = Tokenizer.from_pretrained(tmp_path)
-    assert again("dal me keeda").input_ids.tolist() == tokenizer("dal me keeda").input_ids.tolist()
+    for text in ("dal me keeda", "dal me keeda🐛🐛"):
+        assert again(text).input_ids.tolist() == tokenizer(text).input_ids.tolist()
+        assert again(text).words == tokenizer(text).words
 
 
 def test_damaged_tokenizer_json(tmp_path):

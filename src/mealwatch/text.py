@@ -11,6 +11,13 @@ mark of a Brahmic script:
 
 It is built as a ``tokenizers`` normaliser so that the tokenizer tracks character offsets through it
 (word spans always point into the text as given), and ``normalize`` applies the very same object.
+
+BERT's pre-tokenizer splits words at whitespace and punctuation only, and an emoji is neither: in
+"funny😂" the whole word is one piece the English vocabulary cannot spell, so "funny" is lost to
+``[UNK]``. ``bert_pre_tokenizer`` first sets every emoji apart as a word of its own (with its skin
+tone; a flag's two letters stay together):
+
+    "khana🤮 tha 😂😂 👍🏻"  ->  khana | 🤮 | tha | 😂 | 😂 | 👍🏻
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import functools
 import unicodedata
 
 import regex
-from tokenizers import Regex, normalizers
+from tokenizers import Regex, normalizers, pre_tokenizers
 
 #: scripts whose combining marks are letters (vowel signs, nukta, virama), never accents to strip
 BRAHMIC_SCRIPTS: tuple[str, ...] = (
@@ -30,6 +37,13 @@ BRAHMIC_SCRIPTS: tuple[str, ...] = (
 
 #: a non-spacing mark that does not belong to a Brahmic script (Latin accents are script "Inherited")
 _STRIPPABLE_MARK = r"[\p{Mn}&&[^" + "".join(rf"\p{{{s}}}" for s in BRAHMIC_SCRIPTS) + r"]]"
+
+#: one emoji or pictographic symbol: the emoji blocks (faces, hands, hearts, flags, skin tones), miscellaneous
+#: symbols and dingbats (❤, ☺, ✌, ✅) and the arrows and stars block (⭐); joiners and variation selectors are
+#: format characters, which the normaliser already removes
+EMOJI = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]"
+#: what one emoji looks like on screen: a flag (two regional-indicator letters), or an emoji with any skin tones
+EMOJI_WORD = "[\U0001f1e6-\U0001f1ff]{2}|" + EMOJI + "[\U0001f3fb-\U0001f3ff]*"
 
 #: values of the ``script`` column and of ``detect_script``
 SCRIPTS: tuple[str, ...] = ("latn-en", "latn-hi", "deva", "mixed")
@@ -56,6 +70,13 @@ def bert_normalizer(*, lowercase: bool = True, strip_accents: bool | None = None
     if lowercase:
         steps.append(normalizers.Lowercase())
     return normalizers.Sequence(steps)
+
+
+def bert_pre_tokenizer() -> pre_tokenizers.PreTokenizer:
+    """BERT's pre-tokenizer (whitespace, then each punctuation mark alone) with every emoji a word of its own."""
+    return pre_tokenizers.Sequence(
+        [pre_tokenizers.Split(Regex(EMOJI_WORD), behavior="isolated"), pre_tokenizers.BertPreTokenizer()]
+    )
 
 
 def normalize(text: str, *, lowercase: bool = True, strip_accents: bool | None = None) -> str:

@@ -12,7 +12,8 @@ The special tokens are found by role (``[CLS]`` or ``<s>``, ``[SEP]`` or ``</s>`
 ``<pad>``, ``[UNK]`` or ``<unk>``) from the checkpoint's files (``transformer/special_tokens.py``),
 and padding uses the real pad id. Normalisation follows the checkpoint's own settings (lowercase,
 strip accents) through ``text.bert_normalizer``, which strips Latin accents but keeps every Indic
-combining mark.
+combining mark; BERT's pre-tokenizer is ``text.bert_pre_tokenizer``, which also sets every emoji apart
+("funny😂" is "funny" and "😂", not one ``[UNK]``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from tokenizers import normalizers, pre_tokenizers, processors
 from tokenizers.models import WordPiece
 from torch import Tensor
 
-from .text import bert_normalizer, snap_spans
+from .text import bert_normalizer, bert_pre_tokenizer, snap_spans
 from .transformer.checkpoint import CheckpointError, resolve
 from .transformer.special_tokens import ROLES, declared, find_roles, pipeline_tokens, tokenizer_config
 
@@ -76,6 +77,8 @@ class Tokenizer:
             lowercase = config.get("do_lower_case", old.lowercase)
             strip = config["strip_accents"] if "strip_accents" in config else old.strip_accents
             backend.normalizer = bert_normalizer(lowercase=lowercase, strip_accents=strip)
+        if isinstance(backend.pre_tokenizer, pre_tokenizers.BertPreTokenizer):
+            backend.pre_tokenizer = bert_pre_tokenizer()  # BERT's words, and each emoji a word of its own
         self.backend = backend
         self.max_length = max_length
         spec = json.loads(backend.to_str())
@@ -216,7 +219,7 @@ def _from_vocab(folder: Path, config: dict[str, Any]) -> FastTokenizer:
             raise CheckpointError(f"{folder / 'vocab.txt'} has no {role} token ({' or '.join(ROLES[role][1])})")
     backend = FastTokenizer(WordPiece(vocab, unk_token=roles["unk"]))
     backend.normalizer = bert_normalizer(lowercase=lower, strip_accents=strip)
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.pre_tokenizer = bert_pre_tokenizer()
     cls, sep = roles["cls"], roles["sep"]
     backend.post_processor = processors.BertProcessing((sep, vocab[sep]), (cls, vocab[cls]))
     return backend

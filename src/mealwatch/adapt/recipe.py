@@ -1,6 +1,7 @@
 """The adaptation recipe: an English BERT folder in, an encoder folder that reads Hindi out.
 
-    base encoder ─► vocabulary extension (pieces learned on the Hindi training texts and the renderings)
+    base encoder ─► vocabulary extension (pieces learned on the Hindi training texts and the renderings, and the
+                     emoji they use)
                  ─► continued masked-LM pre-training on the Hindi texts (optional)
                  ─► multilingual distillation on parallel English/Hindi complaints (and everyday sentences, when
                      given: not by default)
@@ -30,13 +31,13 @@ from ..transformer import Encoder
 from ..transformer.checkpoint import resolve
 from .distill import distill
 from .mlm import continue_pretraining
-from .vocabulary import DEFAULT_PIECES, extend, train_pieces
+from .vocabulary import DEFAULT_PIECES, extend, symbol_pieces, train_pieces
 
 if TYPE_CHECKING:
     from ..data import Dataset, ParallelComplaint, ParallelSentence
 
 ADAPT_FILE = "mealwatch_adapt.json"
-RECIPE_VERSION = 2  # 2: new rows start from romanise.py's romanisation (schwa deletion inside words)
+RECIPE_VERSION = 3  # 2: new rows start from romanise.py's romanisation (schwa deletion inside words); 3: emoji
 
 
 @dataclass
@@ -85,12 +86,13 @@ def adapt_encoder(
     torch.manual_seed(args.seed)
     folder = resolve(base)
     tokenizer, encoder = Tokenizer.from_pretrained(folder), Encoder.from_pretrained(folder)
-    pieces = train_pieces([*texts, *(t for _, t in pairs)], tokenizer, args.pieces)
+    hindi = [*texts, *(t for _, t in pairs)]
+    pieces = train_pieces(hindi, tokenizer, args.pieces) + symbol_pieces(hindi, tokenizer)
     extension = extend(encoder, tokenizer, pieces)
     mlm_losses: list[float] = []
     if args.mlm_epochs:
         mlm_losses = continue_pretraining(
-            encoder, tokenizer, [*texts, *(t for _, t in pairs)], epochs=args.mlm_epochs, batch_size=args.batch_size,
+            encoder, tokenizer, hindi, epochs=args.mlm_epochs, batch_size=args.batch_size,
             learning_rate=args.learning_rate, seed=args.seed, max_length=args.max_length,
             frozen_rows=extension.pretrained_vocab_size, progress=progress,
         )  # fmt: skip

@@ -10,10 +10,17 @@ tokenizer and append one row per piece to the word-embedding matrix:
 Each new row starts as the mean of the old embeddings of the piece's romanisation ("खाना" ->
 "khana" -> k ##han ##a), so the encoder starts from what it knows of the romanised word;
 fine-tuning (or distillation) moves it from there. The old rows stay as they were.
+
+Emoji the vocabulary lacks (every one is ``[UNK]`` to the English vocabulary, and each is a word of
+its own: ``text.bert_pre_tokenizer``) are added the same way when the texts use them, each starting
+from the mean embedding of the words of its Unicode name: "😂" -> "face with tears of joy".
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,7 +31,7 @@ from tokenizers import models, trainers
 from torch import nn
 
 from ..romanise import romanise
-from ..text import devanagari_share
+from ..text import EMOJI, EMOJI_WORD, devanagari_share
 from ..tokenizer import Tokenizer
 from ..transformer import Encoder
 
@@ -45,6 +52,20 @@ def train_pieces(texts: Iterable[str], tokenizer: Tokenizer, size: int = DEFAULT
     known = old.get_vocab()
     learned = sorted(fresh.get_vocab().items(), key=lambda kv: kv[1])  # alphabet first, then merges in order
     return [p for p, _ in learned if p not in known and devanagari_share(p.removeprefix("##")) > 0]
+
+
+def symbol_pieces(texts: Iterable[str], tokenizer: Tokenizer, min_frequency: int = MIN_FREQUENCY) -> list[str]:
+    """Pieces for the emoji used at least ``min_frequency`` times in ``texts`` that the tokenizer's vocabulary
+    lacks, most frequent first: "😂"; a skin tone or a flag's second letter continues its word ("👍", "##🏻")."""
+    counts = Counter(
+        piece
+        for t in texts
+        for word in re.findall(EMOJI_WORD, t)
+        for piece in [word[0], *(f"{tokenizer.continuation_prefix}{ch}" for ch in word[1:])]
+    )
+    known = tokenizer.backend.get_vocab()
+    frequent = [ch for ch, n in counts.items() if n >= min_frequency and ch not in known]
+    return sorted(frequent, key=lambda ch: (-counts[ch], ch))
 
 
 @dataclass
@@ -84,10 +105,15 @@ def extend(encoder: Encoder, tokenizer: Tokenizer, pieces: Sequence[str]) -> Ext
 
 
 def _initial_row(encoder: Encoder, old_model: models.Model, piece: str) -> torch.Tensor:
-    """The mean old embedding of the pieces of the romanised ``piece`` (all rows' mean when it has none)."""
+    """The mean old embedding of the pieces of the romanised ``piece``, or of the words of an emoji's name (all rows'
+    mean when it has none)."""
     table = encoder.embeddings.word.weight  # (V, H)
-    word = romanise(piece.removeprefix("##"))
-    ids = [t.id for t in old_model.tokenize(word)] if word else []
+    symbol = piece.removeprefix("##")
+    if re.fullmatch(EMOJI, symbol):  # its Unicode name: "😂" -> face with tears of joy
+        words = re.findall(r"[a-z0-9]+", unicodedata.name(symbol, "").lower())
+    else:
+        words = [romanise(symbol)]
+    ids = [t.id for w in words if w for t in old_model.tokenize(w)]
     ids = [i for i in ids if i < table.size(0)]
     rows = table[ids] if ids else table
     return rows.detach().mean(dim=0)  # (H,)
