@@ -6,6 +6,7 @@ import pytest
 import transformers
 
 from mealwatch import Tokenizer
+from mealwatch.text import normalize
 from mealwatch.transformer import bundled_model_dir
 
 
@@ -53,10 +54,23 @@ def test_an_emoji_is_a_word_of_its_own_and_takes_no_word_with_it(tokenizer):
     assert tokenizer(["khana bekar tha"]).input_ids.tolist()[0] == ref("khana bekar tha")["input_ids"]
 
 
+def test_a_web_address_reads_as_one_word_whose_span_is_all_of_it(tokenizer):
+    text = "Photo: HTTPS://t.co/HmH8M7PTaK dekho, aur https // t co / XPCzJ7GFqC bhi www.mdm.gov.in/form?id=3"
+    b = tokenizer([text])
+    assert b.tokens[0] == ["[CLS]", "photo", ":", "link", "de", "##kh", "##o", ",", "au", "##r", "link", "b", "##hi",
+                           "link", "[SEP]"]  # fmt: skip
+    assert b.words[0] == ["Photo", ":", "HTTPS://t.co/HmH8M7PTaK", "dekho", ",", "aur", "https // t co / XPCzJ7GFqC",
+                          "bhi", "www.mdm.gov.in/form?id=3"]  # fmt: skip
+    assert [text[s:e] for s, e in b.word_spans[0]] == b.words[0]
+    # "http" alone is a word like any other, and the alerts' keyword matching (text.normalize) keeps addresses
+    assert tokenizer(["http error"]).tokens[0] == ["[CLS]", "http", "error", "[SEP]"]
+    assert normalize("see https://t.co/x") == "see https://t.co/x"
+
+
 def test_vocab_txt_only_folder_tokenizes_the_same(tmp_path, tokenizer):
     shutil.copy(bundled_model_dir() / "vocab.txt", tmp_path / "vocab.txt")
     from_vocab = Tokenizer.from_pretrained(tmp_path)
-    texts = ["Worms in the KHICHDI, again?!", "chawal kaccha tha", "keede 🐛 the😡"]
+    texts = ["Worms in the KHICHDI, again?!", "chawal kaccha tha", "keede 🐛 the😡", "photo: https://t.co/a1"]
     assert from_vocab(texts).input_ids.tolist() == tokenizer(texts).input_ids.tolist()
     assert from_vocab(texts).words == tokenizer(texts).words
 
@@ -64,7 +78,7 @@ def test_vocab_txt_only_folder_tokenizes_the_same(tmp_path, tokenizer):
 def test_save_and_reload(tmp_path, tokenizer):
     tokenizer.save(tmp_path)
     again = Tokenizer.from_pretrained(tmp_path)
-    for text in ("dal me keeda", "dal me keeda🐛🐛"):
+    for text in ("dal me keeda", "dal me keeda🐛🐛", "dal me keeda https://t.co/a1"):
         assert again(text).input_ids.tolist() == tokenizer(text).input_ids.tolist()
         assert again(text).words == tokenizer(text).words
 

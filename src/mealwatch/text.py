@@ -45,6 +45,11 @@ EMOJI = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]"
 #: what one emoji looks like on screen: a flag (two regional-indicator letters), or an emoji with any skin tones
 EMOJI_WORD = "[\U0001f1e6-\U0001f1ff]{2}|" + EMOJI + "[\U0001f3fb-\U0001f3ff]*"
 
+#: a web address, or a short link whose punctuation was spaced out on the way ("https // t co / AbC12")
+URL = r"(?i)(?:https?://|www\.)\S+|https? ?// ?t ?\.? ?co ?/ ?\w+"
+#: what the encoder reads in place of a web address, whose characters are noise to it
+LINK_WORD = "link"
+
 #: values of the ``script`` column and of ``detect_script``
 SCRIPTS: tuple[str, ...] = ("latn-en", "latn-hi", "deva", "mixed")
 
@@ -58,10 +63,15 @@ HINDI_MARKERS = frozenset(
 
 
 @functools.cache
-def bert_normalizer(*, lowercase: bool = True, strip_accents: bool | None = None) -> normalizers.Normalizer:
-    """BERT's normaliser with Brahmic marks kept; ``strip_accents=None`` follows ``lowercase`` as BERT does."""
+def bert_normalizer(
+    *, lowercase: bool = True, strip_accents: bool | None = None, links: bool = False
+) -> normalizers.Normalizer:
+    """BERT's normaliser with Brahmic marks kept; ``strip_accents=None`` follows ``lowercase`` as BERT does.
+
+    ``links``: every web address reads as the one word ``LINK_WORD`` (the offsets still cover the whole address)."""
     strip = lowercase if strip_accents is None else strip_accents
-    steps = [
+    steps = [normalizers.Replace(Regex(URL), LINK_WORD)] if links else []
+    steps += [
         normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False)
     ]
     if strip:
@@ -98,6 +108,15 @@ def snap_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
         after = bisect.bisect_left(starts, e)  # the first boundary at or after e
         snapped.append((starts[before] if before >= 0 else 0, starts[after] if after < len(starts) else len(text)))
     return snapped
+
+
+def widen_to_links(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each (start, end) span that falls inside a web address of ``text`` (``URL``) widened to the whole address:
+    the normaliser reads an address as one word, whose span must show all of it."""
+    if "http" not in text.lower() and "www." not in text.lower():
+        return spans
+    links = [m.span() for m in regex.finditer(URL, text)]
+    return [next(((a, b) for a, b in links if a <= s and e <= b), (s, e)) for s, e in spans]
 
 
 def devanagari_share(text: str) -> float:

@@ -12,8 +12,9 @@ The special tokens are found by role (``[CLS]`` or ``<s>``, ``[SEP]`` or ``</s>`
 ``<pad>``, ``[UNK]`` or ``<unk>``) from the checkpoint's files (``transformer/special_tokens.py``),
 and padding uses the real pad id. Normalisation follows the checkpoint's own settings (lowercase,
 strip accents) through ``text.bert_normalizer``, which strips Latin accents but keeps every Indic
-combining mark; BERT's pre-tokenizer is ``text.bert_pre_tokenizer``, which also sets every emoji apart
-("funny😂" is "funny" and "😂", not one ``[UNK]``).
+combining mark, and reads a web address as the one word "link" (its span covers the whole address); BERT's
+pre-tokenizer is ``text.bert_pre_tokenizer``, which also sets every emoji apart ("funny😂" is "funny" and "😂",
+not one ``[UNK]``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from tokenizers import normalizers, pre_tokenizers, processors
 from tokenizers.models import WordPiece
 from torch import Tensor
 
-from .text import bert_normalizer, bert_pre_tokenizer, snap_spans
+from .text import bert_normalizer, bert_pre_tokenizer, snap_spans, widen_to_links
 from .transformer.checkpoint import CheckpointError, resolve
 from .transformer.special_tokens import ROLES, declared, find_roles, pipeline_tokens, tokenizer_config
 
@@ -76,7 +77,7 @@ class Tokenizer:
             old = backend.normalizer
             lowercase = config.get("do_lower_case", old.lowercase)
             strip = config["strip_accents"] if "strip_accents" in config else old.strip_accents
-            backend.normalizer = bert_normalizer(lowercase=lowercase, strip_accents=strip)
+            backend.normalizer = bert_normalizer(lowercase=lowercase, strip_accents=strip, links=True)
         if isinstance(backend.pre_tokenizer, pre_tokenizers.BertPreTokenizer):
             backend.pre_tokenizer = bert_pre_tokenizer()  # BERT's words, and each emoji a word of its own
         self.backend = backend
@@ -160,7 +161,7 @@ class Tokenizer:
         for text, e in zip(texts, encodings):
             n = sum(e.attention_mask)
             word_ids, spans = merge_blank_words(text, list(e.word_ids[:n]), e.word_to_chars)
-            spans = snap_spans(text, spans)
+            spans = widen_to_links(text, snap_spans(text, spans))
             # a Unigram model shows an unknown piece as its text; the model reads the unknown token
             batch.tokens.append([self.unk_token if i == self.unk_token_id else t for t, i in zip(e.tokens[:n], e.ids)])
             batch.word_ids.append(word_ids)
@@ -218,7 +219,7 @@ def _from_vocab(folder: Path, config: dict[str, Any]) -> FastTokenizer:
         if roles[role] is None:
             raise CheckpointError(f"{folder / 'vocab.txt'} has no {role} token ({' or '.join(ROLES[role][1])})")
     backend = FastTokenizer(WordPiece(vocab, unk_token=roles["unk"]))
-    backend.normalizer = bert_normalizer(lowercase=lower, strip_accents=strip)
+    backend.normalizer = bert_normalizer(lowercase=lower, strip_accents=strip, links=True)
     backend.pre_tokenizer = bert_pre_tokenizer()
     cls, sep = roles["cls"], roles["sep"]
     backend.post_processor = processors.BertProcessing((sep, vocab[sep]), (cls, vocab[cls]))
