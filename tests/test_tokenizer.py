@@ -67,6 +67,20 @@ def test_a_web_address_reads_as_one_word_whose_span_is_all_of_it(tokenizer):
     assert normalize("see https://t.co/x") == "see https://t.co/x"
 
 
+def test_a_saved_tokenizer_reads_text_as_its_model_was_trained_to(tmp_path):
+    from tokenizers import pre_tokenizers
+
+    from mealwatch.text import bert_normalizer
+
+    old = Tokenizer.from_pretrained()  # as a model saved before emoji and web addresses had words of their own
+    old.backend.normalizer = bert_normalizer()
+    old.backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    old.save(tmp_path)
+    again = Tokenizer.from_pretrained(tmp_path)
+    assert again(["funny😂 https://t.co/a1"]).tokens[0][:2] == ["[CLS]", "[UNK]"]
+    assert "link" not in again(["funny😂 https://t.co/a1"]).tokens[0]
+
+
 def test_vocab_txt_only_folder_tokenizes_the_same(tmp_path, tokenizer):
     shutil.copy(bundled_model_dir() / "vocab.txt", tmp_path / "vocab.txt")
     from_vocab = Tokenizer.from_pretrained(tmp_path)

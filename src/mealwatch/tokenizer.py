@@ -72,14 +72,15 @@ class Tokenizer:
         """``config``: the folder's tokenizer_config.json / special_tokens_map.json, which name the special tokens;
         as in Hugging Face's BertTokenizer, its ``do_lower_case`` and ``strip_accents`` win over tokenizer.json's."""
         config = config or {}
-        if isinstance(backend.normalizer, normalizers.BertNormalizer):
+        if isinstance(backend.normalizer, normalizers.BertNormalizer):  # a checkpoint's own BERT tokenizer
             # same settings, but Brahmic vowel signs, nukta and virama are letters, not accents to strip
             old = backend.normalizer
             lowercase = config.get("do_lower_case", old.lowercase)
             strip = config["strip_accents"] if "strip_accents" in config else old.strip_accents
             backend.normalizer = bert_normalizer(lowercase=lowercase, strip_accents=strip, links=True)
-        if isinstance(backend.pre_tokenizer, pre_tokenizers.BertPreTokenizer):
-            backend.pre_tokenizer = bert_pre_tokenizer()  # BERT's words, and each emoji a word of its own
+            if isinstance(backend.pre_tokenizer, pre_tokenizers.BertPreTokenizer):
+                backend.pre_tokenizer = bert_pre_tokenizer()  # BERT's words, and each emoji a word of its own
+        # a tokenizer mealwatch saved (a trained model) is left as it is: it reads text as its model was trained to
         self.backend = backend
         self.max_length = max_length
         spec = json.loads(backend.to_str())

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from ..data import Dataset, ParallelComplaint, ParallelSentence
 
 ADAPT_FILE = "mealwatch_adapt.json"
-RECIPE_VERSION = 3  # 2: new rows start from romanise.py's romanisation (schwa deletion inside words); 3: emoji
+#: 2: new rows start from romanise.py's romanisation (schwa deletion inside words); 3: emoji; 4: web addresses
+RECIPE_VERSION = 4
 
 
 @dataclass
