@@ -79,6 +79,10 @@ def test_a_saved_tokenizer_reads_text_as_its_model_was_trained_to(tmp_path):
     again = Tokenizer.from_pretrained(tmp_path)
     assert again(["funny😂 https://t.co/a1"]).tokens[0][:2] == ["[CLS]", "[UNK]"]
     assert "link" not in again(["funny😂 https://t.co/a1"]).tokens[0]
+    assert not again.reads_links and Tokenizer.from_pretrained().reads_links
+    b = again(["see https://t.co/a1 ok"])  # its words, and their spans, are the ones it always had
+    assert b.words[0] == ["see", "https", ":", "/", "/", "t", ".", "co", "/", "a1", "ok"]
+    assert ["see https://t.co/a1 ok"[s:e] for s, e in b.word_spans[0]] == b.words[0]
 
 
 def test_vocab_txt_only_folder_tokenizes_the_same(tmp_path, tokenizer):

@@ -113,7 +113,8 @@ def snap_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
 def widen_to_links(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Each (start, end) span that falls inside a web address of ``text`` (``URL``) widened to the whole address:
     the normaliser reads an address as one word, whose span must show all of it."""
-    if "http" not in text.lower() and "www." not in text.lower():
+    lowered = text.lower()
+    if "http" not in lowered and "www." not in lowered:
         return spans
     links = [m.span() for m in regex.finditer(URL, text)]
     return [next(((a, b) for a, b in links if a <= s and e <= b), (s, e)) for s, e in spans]

@@ -32,7 +32,7 @@ from tokenizers import normalizers, pre_tokenizers, processors
 from tokenizers.models import WordPiece
 from torch import Tensor
 
-from .text import bert_normalizer, bert_pre_tokenizer, snap_spans, widen_to_links
+from .text import URL, bert_normalizer, bert_pre_tokenizer, snap_spans, widen_to_links
 from .transformer.checkpoint import CheckpointError, resolve
 from .transformer.special_tokens import ROLES, declared, find_roles, pipeline_tokens, tokenizer_config
 
@@ -97,6 +97,7 @@ class Tokenizer:
         self.sep_token_id = self._id(self.sep_token)
         self.unk_token_id = None if self.unk_token is None else self._id(self.unk_token)
         self.continuation_prefix, self.word_prefix = piece_markers(spec)
+        self.reads_links = reads_links(spec)  # web addresses read as one word, whose spans are widened back
         backend.enable_truncation(max_length=max_length)
         self._truncation = max_length
         backend.enable_padding(pad_id=self.pad_token_id, pad_token=self.pad_token)  # to the longest in the batch
@@ -162,7 +163,9 @@ class Tokenizer:
         for text, e in zip(texts, encodings):
             n = sum(e.attention_mask)
             word_ids, spans = merge_blank_words(text, list(e.word_ids[:n]), e.word_to_chars)
-            spans = widen_to_links(text, snap_spans(text, spans))
+            spans = snap_spans(text, spans)
+            if self.reads_links:
+                spans = widen_to_links(text, spans)
             # a Unigram model shows an unknown piece as its text; the model reads the unknown token
             batch.tokens.append([self.unk_token if i == self.unk_token_id else t for t, i in zip(e.tokens[:n], e.ids)])
             batch.word_ids.append(word_ids)
@@ -181,6 +184,14 @@ def piece_markers(spec: dict[str, Any]) -> tuple[str, str]:
     steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
     word = next((p.get("replacement", "▁") for p in steps if p.get("type") == "Metaspace"), "")
     return continuation, word
+
+
+def reads_links(spec: dict[str, Any]) -> bool:
+    """Whether a tokenizer.json's normaliser reads every web address as one word (``text.bert_normalizer``'s
+    ``links``); a tokenizer saved before that step existed does not."""
+    norm = spec.get("normalizer") or {}
+    steps = norm.get("normalizers", []) if norm.get("type") == "Sequence" else [norm]
+    return any(n.get("type") == "Replace" and n.get("pattern") == {"Regex": URL} for n in steps)
 
 
 def merge_blank_words(
