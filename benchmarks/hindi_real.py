@@ -105,6 +105,8 @@ def main() -> int:
         "distillation, as `mealwatch adapt --mlm-epochs` (default 0: none, as `mealwatch train`)",
     )
     args = parser.parse_args()
+    if args.mlm_epochs < 0:
+        parser.error(f"--mlm-epochs must be 0 or more, not {args.mlm_epochs}")
     torch.set_num_threads(args.threads)
     names = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in names if n not in DATASETS]
