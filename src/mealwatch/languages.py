@@ -74,11 +74,17 @@ def script_counts(text: str) -> Counter:
     return counts
 
 
+def marathi_word(word: str) -> bool:
+    """Whether ``word`` is one only Marathi uses: a function word, an ending of its own, or with "ळ"."""
+    if word in MARATHI_WORDS or MARATHI_LETTER in word:
+        return True
+    return word.endswith(MARATHI_ENDINGS) and word not in HINDI_LOOKALIKES
+
+
 def devanagari_language(text: str) -> str:
     """``mr`` when Marathi's words and endings outnumber Hindi's in ``text``, else ``hi``."""
     words = _WORD.findall(text)
-    marathi = sum(w in MARATHI_WORDS or MARATHI_LETTER in w or (w.endswith(MARATHI_ENDINGS) and w not in HINDI_LOOKALIKES)
-                  for w in words)  # fmt: skip
+    marathi = sum(marathi_word(w) for w in words)
     hindi = sum(w in HINDI_WORDS for w in words)
     return "mr" if marathi > hindi else "hi"
 
