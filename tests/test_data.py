@@ -257,3 +257,13 @@ def test_decode_utf8_drops_a_byte_order_mark_and_locates_a_bad_byte():
     with pytest.raises(NotUtf8Error) as caught:
         decode_utf8(b"ok\nsecond\ncaf\xe9\n")
     assert (caught.value.line, caught.value.offset, caught.value.byte) == (3, 13, 0xE9)
+
+
+def test_language_column_read_checked_or_detected(tmp_path):
+    path = write(tmp_path, "l.csv", "text,labels,language\nசோற்றில் புழு,foreign_object,ta\nखाने में कीड़े,foreign_object,\n")
+    dataset = read_dataset(path)
+    assert [e.language for e in dataset.examples] == ["ta", None]
+    assert dataset.languages() == ["ta", "hi"]  # an empty cell: detected from the text
+    bad = write(tmp_path, "bad.csv", "text,labels,language\nसोर,foreign_object,tamil\n")
+    with pytest.raises(DataError, match=r"bad.csv, line 2: 'language' is 'tamil'; expected an ISO 639-1 code"):
+        read_dataset(bad)

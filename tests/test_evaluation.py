@@ -112,3 +112,16 @@ def test_format_report_lists_labels_and_averages():
     assert "b          0.667   1.000  0.800        2" in text
     assert "macro-F1         0.656" in text and "accuracy         0.667" in text
     assert "95 % bootstrap interval" in text
+
+
+def test_scores_per_script_and_language_by_hand():
+    # multi-label rows 0-1 are Tamil, 2-3 Hindi; a slice averages over the labels present in its truth or predictions
+    r = evaluate_predictions(TRUE_M, PRED_M, ["x", "y", "z"], multi_label=True, bootstrap=0,
+                             scripts=["taml", "taml", "deva", "deva"], languages=["ta", "ta", "hi", "hi"])  # fmt: skip
+    # Tamil: x right twice (F1 1); y true once, never predicted (F1 0): macro 1/2; micro: tp 2, fp 0, fn 1 -> 4/5
+    assert r.by_language["ta"] == pytest.approx({"n": 2, "macro_f1": 0.5, "micro_f1": 0.8})
+    # Hindi: y predicted twice, true once (P 1/2, R 1 -> 2/3); z right twice (1): macro 5/6; micro tp 3 fp 1 -> 6/7
+    assert r.by_language["hi"] == pytest.approx({"n": 2, "macro_f1": 5 / 6, "micro_f1": 6 / 7})
+    assert r.by_script["taml"] == r.by_language["ta"]
+    assert EvaluationReport.from_dict(json.loads(json.dumps(r.to_dict()))) == r
+    assert "by language:" in format_report(r) and "  ta           2 texts  macro-F1 0.500" in format_report(r)

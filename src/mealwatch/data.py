@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from .decisions import encode_labels
 from .labels import LABEL_SEPARATOR
+from .languages import LANGUAGES, detect_language
 from .splits import normalize_text, stratified_split
 from .text import SCRIPTS, detect_script
 from .textfile import NotUtf8Error, decode_utf8
@@ -39,6 +40,7 @@ __all__ = [
 SPLIT_NAMES = ("train", "validation", "test")
 #: optional column (or JSONL key) naming a row's script, one of ``text.SCRIPTS``
 SCRIPT_COLUMN = "script"
+LANGUAGE_COLUMN = "language"
 SUFFIXES = (".csv", ".jsonl")
 
 
@@ -54,6 +56,7 @@ class Example:
     labels: tuple[str, ...]
     line: int
     script: str | None = None  # one of text.SCRIPTS; None: not given (``Dataset.scripts`` detects it)
+    language: str | None = None  # one of languages.LANGUAGES; None: not given (``Dataset.languages`` detects it)
 
 
 @dataclass
@@ -88,6 +91,10 @@ class Dataset:
         """Each example's script: the file's ``script`` column where given, else ``text.detect_script``."""
         return [e.script or detect_script(e.text) for e in self.examples]
 
+    def languages(self) -> list[str]:
+        """Each example's language: the file's ``language`` column where given, else ``languages.detect_language``."""
+        return [e.language or detect_language(e.text) for e in self.examples]
+
     def label_counts(self) -> dict[str, int]:
         """Number of examples carrying each label, in ``label_set`` order (0 for absent labels)."""
         counts = Counter(label for e in self.examples for label in e.labels)
@@ -117,6 +124,7 @@ class _Row:
     labels: Any
     line: int
     script: Any = None
+    language: Any = None
 
 
 def read_dataset(
@@ -149,16 +157,16 @@ def read_dataset(
         raise DataError(f"{path}: no examples; expected at least one row with a text and its labels")
 
     parsed = [(_check_text(path, r, text_column), _split_labels(path, r, labels_column, separator), r.line,
-               _check_script(path, r)) for r in rows]  # fmt: skip
+               _check_script(path, r), _check_language(path, r)) for r in rows]  # fmt: skip
     if label_set is None:
-        label_set = sorted({label for _, labels, _, _ in parsed for label in labels})
+        label_set = sorted({label for _, labels, *_ in parsed for label in labels})
     label_set = list(label_set)
     known = set(label_set)
     if multi_label is None:
-        multi_label = any(len(labels) > 1 for _, labels, _, _ in parsed)
+        multi_label = any(len(labels) > 1 for _, labels, *_ in parsed)
     order = {label: i for i, label in enumerate(label_set)}
     examples = []
-    for text_value, labels, line, script in parsed:
+    for text_value, labels, line, script, language in parsed:
         unknown = [label for label in labels if label not in known]
         if unknown:
             raise DataError(
@@ -169,7 +177,7 @@ def read_dataset(
                 f"{path}, line {line}: {len(labels)} labels ({separator.join(labels)}) in a single-label dataset; "
                 "expected exactly one label per row"
             )
-        examples.append(Example(text_value, tuple(sorted(labels, key=order.__getitem__)), line, script))
+        examples.append(Example(text_value, tuple(sorted(labels, key=order.__getitem__)), line, script, language))
 
     dataset = Dataset.from_examples(examples, label_set, multi_label, path)
     if dataset.duplicates:
@@ -207,6 +215,7 @@ def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> li
                 raise DataError(f"{path}, line 1: no column {column!r}; columns found: {', '.join(header)}")
         i_text, i_labels = header.index(text_column), header.index(labels_column)
         i_script = header.index(SCRIPT_COLUMN) if SCRIPT_COLUMN in header else None
+        i_language = header.index(LANGUAGE_COLUMN) if LANGUAGE_COLUMN in header else None
         rows = []
         last_line = reader.line_num
         for record in reader:
@@ -219,7 +228,8 @@ def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> li
                     f"{path}, line {line}: {len(record)} fields, expected {len(header)} ({', '.join(header)}); "
                     "quote a text that contains commas"
                 )
-            rows.append(_Row(record[i_text], record[i_labels], line, None if i_script is None else record[i_script]))
+            rows.append(_Row(record[i_text], record[i_labels], line, None if i_script is None else record[i_script],
+                             None if i_language is None else record[i_language]))  # fmt: skip
     except csv.Error as e:
         raise DataError(f"{path}, line {reader.line_num}: malformed CSV ({e})") from None
     return rows
@@ -242,7 +252,7 @@ def _jsonl_rows(path: Path, text: str, text_column: str, labels_column: str) -> 
         for key in (text_column, labels_column):
             if key not in obj:
                 raise DataError(f"{path}, line {line}: no key {key!r}; keys found: {', '.join(obj) or 'none'}")
-        rows.append(_Row(obj[text_column], obj[labels_column], line, obj.get(SCRIPT_COLUMN)))
+        rows.append(_Row(obj[text_column], obj[labels_column], line, obj.get(SCRIPT_COLUMN), obj.get(LANGUAGE_COLUMN)))
     return rows
 
 
@@ -264,6 +274,18 @@ def _check_script(path: Path, row: _Row) -> str | None:
             "or an empty cell (detected from the text)"
         )
     return row.script.strip()
+
+
+def _check_language(path: Path, row: _Row) -> str | None:
+    """The row's language, if the file gives one (an empty cell means "detect it")."""
+    if row.language is None or (isinstance(row.language, str) and not row.language.strip()):
+        return None
+    if not isinstance(row.language, str) or row.language.strip() not in LANGUAGES:
+        raise DataError(
+            f"{path}, line {row.line}: {LANGUAGE_COLUMN!r} is {row.language!r}; expected an ISO 639-1 code, one of "
+            f"{', '.join(LANGUAGES)}, or an empty cell (detected from the text)"
+        )
+    return row.language.strip()
 
 
 def _split_labels(path: Path, row: _Row, column: str, separator: str) -> list[str]:

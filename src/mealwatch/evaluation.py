@@ -47,6 +47,7 @@ class EvaluationReport:
     macro_f1_ci: tuple[float, float] | None  # 95 % bootstrap interval; None when bootstrap=0
     confusion: list  # (L, L) counts, rows true and columns predicted; multi-label: L of [[tn, fp], [fn, tp]]
     by_script: dict[str, dict[str, float]] | None = None  # script -> n, macro_f1, micro_f1 (see ``slice_scores``)
+    by_language: dict[str, dict[str, float]] | None = None  # ISO 639-1 code -> n, macro_f1, micro_f1
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict of every field."""
@@ -105,10 +106,12 @@ def evaluate_predictions(
     seed: int = 0,
     *,
     scripts: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
 ) -> EvaluationReport:
     """Per-label and averaged precision, recall and F1, accuracy, confusion counts, and a macro-F1 interval.
 
-    ``scripts`` (one per row, e.g. ``Dataset.scripts()``) adds macro- and micro-F1 per script.
+    ``scripts`` and ``languages`` (one per row, e.g. ``Dataset.scripts()``, ``Dataset.languages()``) add macro- and
+    micro-F1 per script and per language.
     """
     labels = list(labels)
     y_true, y_pred = _as_targets(y_true, labels, multi_label), _as_targets(y_pred, labels, multi_label)
@@ -154,16 +157,17 @@ def evaluate_predictions(
         macro_f1_ci=ci,
         confusion=confusion,
         by_script=slice_scores(y_true, y_pred, scripts) if scripts is not None else None,
+        by_language=slice_scores(y_true, y_pred, languages) if languages is not None else None,
     )
 
 
 def evaluate_pipeline(pipeline: "Pipeline", dataset: "Dataset", bootstrap: int = 1000) -> EvaluationReport:
-    """A trained pipeline's report on a labelled dataset (labels in the model's order), per script too."""
+    """A trained pipeline's report on a labelled dataset (labels in the model's order), per script and language too."""
     if list(dataset.label_set) != pipeline.labels:
         raise ValueError(f"the data's labels {list(dataset.label_set)} differ from the model's {pipeline.labels}")
     decided = as_targets(pipeline.decide(pipeline.probabilities(list(dataset.texts))), pipeline.multi_label)
     return evaluate_predictions(dataset.targets(), decided, pipeline.labels, pipeline.multi_label, bootstrap=bootstrap,
-                                scripts=dataset.scripts())  # fmt: skip
+                                scripts=dataset.scripts(), languages=dataset.languages())  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- text
@@ -196,10 +200,11 @@ def format_report(report: EvaluationReport) -> str:
     lines += [f"{name:<16} {value:.3f}" for name, value in _averages(report)]
     if report.macro_f1_ci is not None:
         lines.append(_interval(report))
-    if report.by_script:
-        lines += ["", "by script:"]
-        lines += [f"  {name:<8} {m['n']:5d} texts  macro-F1 {m['macro_f1']:.3f}  micro-F1 {m['micro_f1']:.3f}"
-                  for name, m in report.by_script.items()]  # fmt: skip
+    for title, slices in (("by script", report.by_script), ("by language", report.by_language)):
+        if slices:
+            lines += ["", f"{title}:"]
+            lines += [f"  {name:<8} {m['n']:5d} texts  macro-F1 {m['macro_f1']:.3f}  micro-F1 {m['micro_f1']:.3f}"
+                      for name, m in slices.items()]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -214,11 +219,11 @@ def report_markdown(report: EvaluationReport, title: str = "Evaluation") -> str:
     lines += [f"| {name} | {value:.3f} |" for name, value in _averages(report)]
     if report.macro_f1_ci is not None:
         lines += ["", _interval(report) + "."]
-    if report.by_script:
-        lines += ["", "| script | texts | macro-F1 | micro-F1 |", "|---|---:|---:|---:|"]
-        lines += [
-            f"| {name} | {m['n']} | {m['macro_f1']:.3f} | {m['micro_f1']:.3f} |" for name, m in report.by_script.items()
-        ]
+    for title, slices in (("script", report.by_script), ("language", report.by_language)):
+        if slices:
+            lines += ["", f"| {title} | texts | macro-F1 | micro-F1 |", "|---|---:|---:|---:|"]
+            lines += [f"| {name} | {m['n']} | {m['macro_f1']:.3f} | {m['micro_f1']:.3f} |"
+                      for name, m in slices.items()]  # fmt: skip
     plot = "per_label_confusion.png" if report.multi_label else "confusion_matrix.png"
     lines += ["", f"![confusion]({plot})", ""]
     return "\n".join(lines)
