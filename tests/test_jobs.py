@@ -23,12 +23,13 @@ PARALLEL = [
 ]
 
 
-def test_adapt_only_when_the_data_has_hindi_and_no_encoder_was_chosen():
+def test_adapt_only_the_english_encoder_when_the_data_has_hindi():
     mixed = Dataset.from_examples(ENGLISH.examples + HINDI.examples, LABELS, True)
     assert hindi_share(ENGLISH) == 0.0 and hindi_share(mixed) == pytest.approx(2 / 12)
-    args = TrainingArguments()
+    args = TrainingArguments(encoder_path="minilm")
     assert not should_adapt({"train": ENGLISH}, args)
     assert should_adapt({"train": mixed}, args)
+    assert not should_adapt({"train": mixed}, TrainingArguments())  # the multilingual default reads Hindi already
     assert not should_adapt({"train": mixed}, TrainingArguments(encoder_path="/some/muril"))  # the user chose one
     assert not should_adapt({"train": mixed}, args, "off") and should_adapt({"train": ENGLISH}, args, "on")
     assert not should_adapt({"train": mixed}, TrainingArguments(pretrained=False))

@@ -71,3 +71,24 @@ def test_policy_round_trips_through_a_dict():
     policy = ReviewPolicy(margin=0.12, max_unreadable=0.3)
     assert ReviewPolicy.from_dict(policy.to_dict()) == policy
     assert ReviewPolicy.from_dict(None) == ReviewPolicy()
+
+
+TAMIL = "written in Tamil, where this model is less reliable (macro-F1 0.61 when checked, below 0.75)"
+
+
+def test_flagged_by_measured_language_quality():
+    from mealwatch.review import language_quality, language_reason
+
+    measured = {"hi": {"n": 240, "macro_f1": 0.93}, "ta": {"n": 16, "macro_f1": 0.61}, "ur": {"n": 4, "macro_f1": 0.9},
+                "und": {"n": 12, "macro_f1": 0.5}}  # fmt: skip
+    quality = language_quality(measured)
+    assert quality == {"hi": 0.93, "ta": 0.61}  # too few Urdu rows to call it measured; "und" is no language
+    policy = ReviewPolicy(margin=0.0, language_f1=quality, min_language_f1=0.75)
+    assert language_reason("hi", policy) is None
+    assert language_reason("ta", policy) == TAMIL
+    assert language_reason("ur", policy) == "written in Urdu, a language this model was not checked on"
+    assert language_reason("und", policy) is None and language_reason(None, policy) is None
+    assert language_reason("ta", ReviewPolicy()) is None  # a model with no measured languages flags none
+    why = reasons([0.9, 0.1], ["a", "b"], [0.5, 0.5], 0.0, policy, "ta")
+    assert why == [TAMIL]
+    assert ReviewPolicy.from_dict(policy.to_dict()) == policy

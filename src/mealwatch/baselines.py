@@ -111,7 +111,7 @@ def _score(
     predicted = predict(test.texts)
     seconds = time.perf_counter() - started
     report = evaluate_predictions(test.targets(), predicted, test.label_set, test.multi_label, seed=seed,
-                                  scripts=test.scripts())  # fmt: skip
+                                  scripts=test.scripts(), languages=test.languages())  # fmt: skip
     return BaselineResult(name, report.macro_f1, report.micro_f1, train_seconds, len(test) / max(seconds, 1e-9),
                           report, detail, predicted)  # fmt: skip
 

@@ -311,6 +311,25 @@ def bundled_data_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "data" / "complaints"
 
 
+def languages_data_dir() -> Path:
+    """The bundled complaints in ten more Indian languages (data/languages in the source tree)."""
+    return Path(__file__).resolve().parents[2] / "data" / "languages"
+
+
+def with_languages(splits: dict[str, Dataset], folder: Path | None = None) -> dict[str, Dataset]:
+    """Each bundled split joined by the same split of the complaints in India's other languages (each row with its
+    ``language``); the joined splits keep the bundled files' paths, so they still count as the bundled data."""
+    folder = folder or languages_data_dir()
+    out = {}
+    for name, split in splits.items():
+        file = _split_file(folder, name)
+        if file is None:
+            raise DataError(f"{folder}: no {name}.csv (scripts/make_language_splits.py writes the languages' splits)")
+        more = read_dataset(file, label_set=split.label_set, multi_label=split.multi_label).examples
+        out[name] = Dataset.from_examples(split.examples + more, split.label_set, split.multi_label, split.path)
+    return out
+
+
 PARALLEL_FILE = "parallel.csv"
 
 

@@ -74,12 +74,17 @@ def hindi_share(dataset: "Dataset") -> float:
 
 
 def should_adapt(splits: dict[str, "Dataset"], args: "TrainingArguments", mode: str = "auto") -> bool:
-    """Whether to adapt the encoder first: ``on``, or ``auto`` with the bundled encoder and Hindi in the data."""
+    """Whether to adapt the encoder first: ``on``, or ``auto`` when the encoder is the English MiniLM (``--encoder
+    minilm``) and the data has Hindi in it; a multilingual encoder (the default) already reads Hindi."""
+    from .transformer.checkpoint import bundled_model_dir
+
     if mode not in ADAPT_MODES:
         raise ValueError(f"adapt must be one of {', '.join(ADAPT_MODES)}, not {mode!r}")
     if mode == "off" or not args.pretrained:
         return False
-    return mode == "on" or (args.encoder_path is None and hindi_share(splits["train"]) >= HINDI_SHARE)
+    path = args.encoder_path
+    english = path == "minilm" or (path is not None and Path(path).is_dir() and Path(path) == bundled_model_dir())
+    return mode == "on" or (english and hindi_share(splits["train"]) >= HINDI_SHARE)
 
 
 def adapted_encoder(
@@ -164,7 +169,10 @@ def train_and_save(
     encoder = None
     if should_adapt(splits, args, adapt):
         adapt_split = splits["train"] if adapt_on is None else adapt_on
-        encoder = adapted_encoder(adapt_split, adaptation_parallel(parallel), args.encoder_path, progress=progress)
+        from .encoders import encoder_folder
+
+        base = str(encoder_folder(args.encoder_path))
+        encoder = adapted_encoder(adapt_split, adaptation_parallel(parallel), base, progress=progress)
         args = replace(args, encoder_path=str(encoder))
     train_set = with_renderings(splits["train"], parallel) if parallel else splits["train"]
     result = train(train_set, splits["validation"], args, progress=progress)

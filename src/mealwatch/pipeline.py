@@ -31,6 +31,7 @@ from .inference.batches import cut_by_length
 from .inference.modes import Mode
 from .labels import LABELS, urgency
 from .ngram_channel import NgramChannel, fuse
+from .languages import detect_language
 from .review import ReviewPolicy, reasons, unreadable_shares
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder
@@ -54,6 +55,7 @@ class Prediction:
     urgency: str | None  # "high", "medium", "low"; None for a model whose labels are not the complaint labels
     truncated: bool = False  # True when the text was longer than max_length word pieces and only its start was read
     review_reasons: list[str] = field(default_factory=list)  # why a person should check it (see mealwatch.review)
+    language: str | None = None  # ISO 639-1 code of the text's language (``languages.detect_language``)
 
     @property
     def needs_review(self) -> bool:
@@ -253,8 +255,9 @@ class Pipeline:
         for text, p, d, cut, u in zip(texts, probabilities.tolist(), decisions.tolist(), truncated, unreadable):
             labels = [label for label, on in zip(names, d) if on]
             level = urgency(labels) if self.has_urgency else None
-            why = reasons(p, names, thresholds, u, policy)
-            out.append(Prediction(text, labels, dict(zip(names, p)), level, cut, why))
+            language = detect_language(text)
+            why = reasons(p, names, thresholds, u, policy, language)
+            out.append(Prediction(text, labels, dict(zip(names, p)), level, cut, why, language))
         return out
 
     @torch.inference_mode()

@@ -9,17 +9,23 @@ A prediction ``needs_review`` when any of these holds, each with a reason a pers
   (what an English WordPiece vocabulary does to Devanagari); the piece markers (WordPiece's ``##``,
   SentencePiece's ``▁``) and the unknown token are the tokenizer's own;
 - **close call**: a label's probability lies within ``margin`` of its threshold (just in or just out),
-  or, single-label, the two most probable labels are within ``margin`` of each other.
+  or, single-label, the two most probable labels are within ``margin`` of each other;
+- **language**: the text is written in a language where the model's measured quality is low (its validation
+  macro-F1 below ``min_language_f1``) or was never measured (no validation rows in it).
 
-``margin`` is chosen on the validation split (``choose_margin``) and saved with the model.
+``margin`` is chosen on the validation split (``choose_margin``), and each language's quality is measured there
+(``language_quality``); both are saved with the model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
+
+from .languages import LANGUAGES, UNDETERMINED
 
 #: the margins ``choose_margin`` tries
 MARGIN_GRID: tuple[float, ...] = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25)
@@ -27,6 +33,8 @@ MARGIN_GRID: tuple[float, ...] = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.15, 
 CATCH_TARGET = 0.5
 #: ... without flagging more than this share of all validation rows
 MAX_FLAGGED = 0.25
+#: a language's validation macro-F1 is kept as its measured quality only with at least this many rows
+MIN_LANGUAGE_ROWS = 10
 
 
 @dataclass
@@ -35,13 +43,37 @@ class ReviewPolicy:
 
     margin: float = 0.05  # a probability this close to its threshold is a close call
     max_unreadable: float = 0.4  # flag when more than this share of the words is unreadable
+    language_f1: dict[str, float] = field(default_factory=dict)  # ISO 639-1 code -> validation macro-F1 measured
+    min_language_f1: float = 0.75  # flag a language measured below this, or not measured when others were
 
-    def to_dict(self) -> dict[str, float]:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, float] | None) -> "ReviewPolicy":
+    def from_dict(cls, d: dict[str, Any] | None) -> "ReviewPolicy":
         return cls(**(d or {}))
+
+
+def language_quality(by_language: dict[str, dict[str, float]] | None) -> dict[str, float]:
+    """Each language's validation macro-F1 (``EvaluationReport.by_language``), for those with enough rows."""
+    return {code: round(m["macro_f1"], 4) for code, m in (by_language or {}).items()
+            if m["n"] >= MIN_LANGUAGE_ROWS and code != UNDETERMINED}  # fmt: skip
+
+
+def language_reason(language: str | None, policy: ReviewPolicy) -> str | None:
+    """Why a text in ``language`` needs review by its measured quality, or None (also when nothing was measured)."""
+    if not policy.language_f1 or language is None or language == UNDETERMINED:
+        return None
+    name = LANGUAGES.get(language, language)
+    if language not in policy.language_f1:
+        return f"written in {name}, a language this model was not checked on"
+    f1 = policy.language_f1[language]
+    if f1 < policy.min_language_f1:
+        return (
+            f"written in {name}, where this model is less reliable (macro-F1 {f1:.2f} when checked, "
+            f"below {policy.min_language_f1:.2f})"
+        )
+    return None
 
 
 def unreadable_share(tokens: Sequence[str], word_ids: Sequence[int | None], words: Sequence[str],
@@ -77,10 +109,14 @@ def unreadable_shares(batch) -> list[float]:
 
 def reasons(
     probabilities: Sequence[float], labels: Sequence[str], thresholds: Sequence[float] | None, unreadable: float,
-    policy: ReviewPolicy,
+    policy: ReviewPolicy, language: str | None = None,
 ) -> list[str]:  # fmt: skip
-    """Why one prediction needs a person's review (empty when it does not); ``thresholds`` None: single-label."""
+    """Why one prediction needs a person's review (empty when it does not); ``thresholds`` None: single-label;
+    ``language`` the text's (``languages.detect_language``)."""
     out = []
+    by_language = language_reason(language, policy)
+    if by_language:
+        out.append(by_language)
     p = np.asarray(probabilities, dtype=float)
     if unreadable > policy.max_unreadable:
         out.append(f"{unreadable:.0%} of the words are unreadable to this model's vocabulary "

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from .classifier import Classifier, ClassifierConfig
+from .encoders import encoder_folder
 from .decisions import as_targets
 from .evaluation import evaluate_pipeline
 from .pipeline import Pipeline
@@ -29,11 +30,11 @@ from .adapt.recipe import read_adaptation
 from .adapt.vocabulary import added_rows_learning
 from .memory import MemoryReleaser
 from .ngram_training import FusionChoice, add_ngram_channel
-from .review import ReviewPolicy, choose_margin
+from .review import ReviewPolicy, choose_margin, language_quality
 from .transformer.precision import cpu_has_bf16
 from .tokenizer import Tokenizer
 from .transformer import Encoder, EncoderConfig
-from .transformer.checkpoint import read_config, resolve
+from .transformer.checkpoint import read_config
 
 if TYPE_CHECKING:
     from .evaluation import EvaluationReport
@@ -57,6 +58,8 @@ class LabelledTexts(Protocol):
 
     def scripts(self) -> list[str]: ...
 
+    def languages(self) -> list[str]: ...
+
 
 @dataclass
 class TrainingArguments:
@@ -75,10 +78,11 @@ class TrainingArguments:
     patience: int = 3  # stop after this many epochs without a better validation macro-F1
     max_length: int = 128  # tokens per text
     pretrained: bool = True  # False: the same architecture from random initialisation
-    encoder_path: str | None = None  # a BERT checkpoint folder; None: the bundled all-MiniLM-L6-v2
+    encoder_path: str | None = None  # an encoder name (encoders.NAMED: e5, minilm) or folder; None: the default
     threads: int | None = None  # torch CPU threads; None: torch's default
     dropout: float = 0.1
     freeze_word_embeddings: bool = True  # keep the pre-trained WordPiece table fixed (faster; ignored from scratch)
+    frozen_layers: int = 0  # keep the embeddings and this many of the lowest encoder layers fixed (faster backward)
     bf16: bool | None = None  # bfloat16 autocast for the training steps; None: when the CPU has native bf16
     ngram_channel: bool = True  # fit the n-gram channel and fuse it at the weight validation prefers (0: not kept)
 
@@ -88,6 +92,8 @@ class TrainingArguments:
         for name in ("epochs", "batch_size", "max_length"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.frozen_layers < 0:
+            raise ValueError(f"frozen_layers must be 0 or more, not {self.frozen_layers}")
         if self.learning_rate <= 0 or self.head_learning_rate <= 0:
             raise ValueError("learning rates must be positive")
 
@@ -105,7 +111,7 @@ class TrainingResult:
 def build_pipeline(labels: Sequence[str], multi_label: bool, args: TrainingArguments) -> Pipeline:
     """An untrained pipeline: a pre-trained (or, with ``pretrained=False``, randomly initialised) encoder,
     its tokenizer and a fresh head."""
-    folder = resolve(args.encoder_path)
+    folder = encoder_folder(args.encoder_path)
     if args.pretrained:
         encoder = Encoder.from_pretrained(folder)
     else:
@@ -204,7 +210,7 @@ def word_embeddings_fixed(model: Classifier, args: TrainingArguments) -> Iterato
         yield
         return
     word = model.encoder.embeddings.word
-    adaptation = read_adaptation(resolve(args.encoder_path))
+    adaptation = read_adaptation(encoder_folder(args.encoder_path))
     keep = adaptation["pretrained_vocab_size"] if adaptation else word.num_embeddings
     if keep >= word.num_embeddings:
         word.weight.requires_grad_(False)
@@ -212,6 +218,26 @@ def word_embeddings_fixed(model: Classifier, args: TrainingArguments) -> Iterato
         return
     with added_rows_learning(model.encoder, keep):
         yield
+
+
+@contextmanager
+def lowest_layers_fixed(model: Classifier, n: int) -> Iterator[None]:
+    """With ``n`` > 0, the embeddings and the ``n`` lowest encoder layers stay fixed within the block: no gradient
+    flows below layer ``n``, so the backward pass is shorter."""
+    if n <= 0:
+        yield
+        return
+    encoder = model.encoder
+    if n > len(encoder.layers):
+        raise ValueError(f"frozen_layers {n}: the encoder has only {len(encoder.layers)} layers")
+    fixed = [p for m in (encoder.embeddings, *encoder.layers[:n]) for p in m.parameters() if p.requires_grad]
+    for p in fixed:
+        p.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for p in fixed:
+            p.requires_grad_(True)
 
 
 def review_policy_on(pipeline: Pipeline, texts: list[str], targets: np.ndarray) -> ReviewPolicy:
@@ -260,7 +286,7 @@ def _train(
     lengths = batch.attention_mask.sum(dim=1)  # (N,)
     loss_fn = loss_function(targets, train_set.multi_label, len(train_set.label_set), args.class_weights)
     steps_per_epoch = math.ceil(len(y) / args.batch_size)
-    with word_embeddings_fixed(model, args):  # the pre-trained rows stay as they are
+    with word_embeddings_fixed(model, args), lowest_layers_fixed(model, args.frozen_layers):
         optimizer, scheduler = make_optimizer(model, args, steps_per_epoch * args.epochs)
         validation_targets = validation_set.targets()
 
@@ -311,8 +337,10 @@ def _train(
         fusion = add_ngram_channel(pipeline, train_set, validation_set)
         if progress:
             tqdm.write(fusion.summary())
-    model.config.review = review_policy_on(pipeline, list(validation_set.texts), validation_targets).to_dict()
+    policy = review_policy_on(pipeline, list(validation_set.texts), validation_targets)
     report = evaluate_pipeline(pipeline, validation_set, bootstrap=0)  # the interval belongs to the test report
+    policy.language_f1 = language_quality(report.by_language)  # each language's quality, as measured here
+    model.config.review = policy.to_dict()
     return TrainingResult(pipeline, history, best_epoch, time.perf_counter() - started, report, fusion)
 
 

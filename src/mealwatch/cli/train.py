@@ -44,8 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
     p.add_argument("--labels-column", default="labels", help="column/field holding the labels (default: labels)")
     p.add_argument("--labels", help="the label set, comma-separated (default: the labels found in the data)")
-    p.add_argument("--encoder", type=Path, help="a BERT checkpoint folder to start from "
-                   "(default: the bundled all-MiniLM-L6-v2)")  # fmt: skip
+    p.add_argument("--encoder", help="the pre-trained encoder to start from: e5 (multilingual-e5-small, about 100 "
+                   "languages; the default), minilm (all-MiniLM-L6-v2, English) or a checkpoint folder")  # fmt: skip
     p.add_argument("--adapt", choices=["auto", "on", "off"], default="auto",
                    help="teach the encoder Hindi first (vocabulary extension and distillation, cached; see "
                    "`mealwatch adapt`): auto = when no --encoder is given and 10%% or more of the training texts "
@@ -83,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--{name} {path}: no such file or folder")
     if args.parallel is not None and not args.parallel.is_file():
         raise UserError(f"--parallel {args.parallel}: no such file")
-    if args.encoder is not None and not args.encoder.is_dir():
-        raise UserError(f"--encoder {args.encoder}: not a folder; expected a BERT checkpoint folder")
+    from mealwatch.encoders import NAMED
+
+    if args.encoder is not None and args.encoder not in NAMED and not Path(args.encoder).is_dir():
+        raise UserError(f"--encoder {args.encoder}: not a folder nor an encoder's name; expected "
+                        f"{' or '.join(NAMED)}, or a checkpoint folder")  # fmt: skip
 
     from mealwatch.cli import checked_threads
     from mealwatch.jobs import load_training_data, train_and_save
@@ -93,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr, "max_length":
               args.max_length, "threads": checked_threads(args.threads), "patience": args.patience}  # fmt: skip
     training_args = TrainingArguments(
-        seed=args.seed, pooling=args.pooling, encoder_path=None if args.encoder is None else str(args.encoder),
+        seed=args.seed, pooling=args.pooling, encoder_path=args.encoder,
         ngram_channel=args.ngram_channel, **{k: v for k, v in chosen.items() if v is not None},
     )  # fmt: skip
     read_kwargs = {"text_column": args.text_column, "labels_column": args.labels_column}
@@ -129,7 +132,9 @@ def describe_start(splits: dict, args) -> str:
     train = splits["train"]
     kind = "multi-label" if train.multi_label else "single-label"
     sizes = ", ".join(f"{len(d)} {name}" for name, d in splits.items())
-    encoder = args.encoder_path or "the bundled all-MiniLM-L6-v2"
+    from mealwatch.encoders import describe
+
+    encoder = describe(args.encoder_path)
     return (f"Training on {sizes} texts; {len(train.label_set)} labels ({kind}).\n"
             f"Encoder: {encoder}{'' if args.pretrained else ' (random initialisation)'}, {args.pooling} pooling; "
             f"up to {args.epochs} epochs, batch {args.batch_size}, learning rate {args.learning_rate:g}.")  # fmt: skip
