@@ -72,6 +72,21 @@ def test_an_acknowledged_alert_is_not_raised_again_by_a_recheck_but_a_new_compla
     assert engine.store.list_alerts().total == 2
 
 
+def test_schools_of_two_districts_sharing_a_udise_code_never_make_one_alert(engine):
+    """Issue 27, item 6: a UDISE code typed into two districts' complaints (a typing slip, or on purpose) is two
+    schools; each district's complaints are grouped within it, and each district's alert holds its own alone."""
+    udise = "10010101001"
+    ids = {}
+    for h, district in enumerate(("Gaya", "Patna", "Gaya", "Patna")):  # four in a day: two of each, no alert
+        ids.setdefault(district, []).append(add(engine, school=None, district=district, udise=udise, hours=h)[0])
+        assert engine.store.list_alerts().total == 0
+    patna, [raised] = add(engine, school=None, district="patna", udise=udise, hours=4)  # "patna": Patna, any case
+    assert (raised.alert["district"], raised.alert["complaint_ids"]) == ("patna", [*ids["Patna"], patna])
+    gaya, [own] = add(engine, school=None, district="Gaya", udise=udise, hours=5)
+    assert (own.kind, own.alert["district"], own.alert["complaint_ids"]) == ("raised", "Gaya", [*ids["Gaya"], gaya])
+    assert engine.store.list_alerts().total == 2
+
+
 def test_incident_time_counts_not_arrival_time(engine):
     # three complaints arrive together, but their incidents are days apart: no outbreak
     for h in (0, 30, 60):

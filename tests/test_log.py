@@ -33,7 +33,7 @@ TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 def test_new_log_gets_the_current_schema(log_backend):
     log = log_backend.open()
-    assert log.schema_version == SCHEMA_VERSION == 8
+    assert log.schema_version == SCHEMA_VERSION == 9
     assert {
         "complaints",
         "complaint_changes",
@@ -44,6 +44,8 @@ def test_new_log_gets_the_current_schema(log_backend):
         "sessions",
         "api_tokens",
         "audit_log",
+        "audit_districts",
+        "alert_checks",
     } <= log_backend.tables()
     assert "status_changes" not in log_backend.tables()  # version 4 moved its rows to complaint_changes
     assert log.count() == 0 and log.list().total == 0 and log.labels() == set() and log.daily_label_counts() == {}
@@ -62,7 +64,7 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
     )
 
     store = log_backend.open()
-    assert store.schema_version == SCHEMA_VERSION == 8
+    assert store.schema_version == SCHEMA_VERSION == 9
     [row] = store.list(Filters(label="illness")).items
     assert (row["text"], row["labels"], row["model_version"]) == (
         "lizard in dal",
@@ -81,6 +83,26 @@ def test_version_2_log_is_migrated_to_the_current_version(log_backend):
     assert log_backend.migrate_to(2) == 2
     assert log_backend.open().schema_version == SCHEMA_VERSION
     assert log_backend.open().add(complaint("x", ["other"], "low")) == 1
+
+
+def test_version_8_schools_and_alerts_by_udise_move_within_their_district(log_backend):
+    """Version 9: a school named by its UDISE code is that code within its district, for the complaints saved
+    before it and their alerts, so that later complaints of the school still find them."""
+    assert log_backend.migrate_to(8) == 8
+    values = ("'dal', '10010101001', 'Gaya', 'gaya', 'udise:10010101001', '[]', '{}', 'low', 2, 'm', "
+              "'2025-03-01T06:00:00.000000Z', 'new', '2025-03-01T06:00:00.000000Z', '2025-03-01T06:00:00.000000Z'")
+    log_backend.execute(
+        "INSERT INTO complaints (text, udise, district, district_key, school_group, labels, probabilities, urgency,"
+        f" urgency_rank, model_version, created_at, status, status_changed_at, event_at) VALUES ({values})"
+    )
+    log_backend.execute(
+        "INSERT INTO alerts (rule, summary, group_key, udise, district, complaint_ids, first_at, last_at, status,"
+        " raised_at, updated_at) VALUES ('r', 's', 'udise:10010101001', '10010101001', 'GAYA', '[1]', 'a', 'a',"
+        " 'open', 'a', 'a')"
+    )
+    assert log_backend.open().schema_version == SCHEMA_VERSION
+    assert log_backend.execute("SELECT school_group FROM complaints") == [("udise:gaya|10010101001",)]
+    assert log_backend.execute("SELECT group_key FROM alerts") == [("udise:gaya|10010101001",)]
 
 
 def test_complaints_needing_review_head_the_queue_and_can_be_filtered(log_backend):

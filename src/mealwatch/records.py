@@ -57,9 +57,10 @@ def fold(text: str) -> str:
 
 
 def school_group(school: str | None, udise: str | None, district: str | None) -> str | None:
-    """The key that says two complaints are about one school: its UDISE code, else its name within its district."""
+    """The key that says two complaints are about one school: its UDISE code, else its name, within its district
+    (two districts' complaints never make one school, even under one UDISE code)."""
     if udise:
-        return f"udise:{udise}"
+        return f"udise:{fold(district or '')}|{udise}"
     if not school:
         return None
     return f"name:{fold(district or '')}|{fold(school)}"

@@ -19,6 +19,10 @@
      reads the complaints a page deep in the review queue skips from the index alone (an index-only scan needs
      every column the query names, and an index on an expression holds only the expression); the block's index
      also holds the arrival time, so a block's complaints of some days are one range of it (a filtered export)
+  9: trust (issue 27): ``audit_districts`` (the districts each audit entry concerns, so a district's admin reads
+     only its own entries); ``alert_checks`` (complaints saved or corrected whose alert check has not run yet,
+     written in the save's transaction and worked off after the answer); a school's group by its UDISE code
+     lies within its district (``records.school_group``), for complaints and their alerts alike
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
@@ -40,7 +44,7 @@ from ..records import fold, school_group
 from .base import StoreError, utc_now
 from .counts import RECOUNT
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 #: step 7 on both backends ({C}: PostgreSQL's byte-order collation, {BOOL}: its boolean type)
 STEP_7 = """
@@ -80,6 +84,20 @@ STEP_8 = """
         (needs_review DESC, (COALESCE(certainty, 2.0)), created_at DESC, id DESC, certainty);
     DROP INDEX complaints_block_key;
     CREATE INDEX complaints_block_key ON complaints (block_key, created_at);
+    """
+
+#: step 9 on both backends ({C}: PostgreSQL's byte-order collation, {INT}: its 64-bit integer)
+STEP_9 = """
+    CREATE TABLE audit_districts (
+        audit_id {INT} NOT NULL REFERENCES audit_log (id),
+        district_key TEXT{C} NOT NULL,    -- records.fold(district) (no row: the entry concerns every district)
+        PRIMARY KEY (audit_id, district_key)
+    );
+    CREATE TABLE alert_checks (
+        complaint_id {INT} PRIMARY KEY REFERENCES complaints (id),
+        queued_at TEXT{C} NOT NULL
+    );
+    UPDATE complaints SET school_group = 'udise:' || COALESCE(district_key, '') || '|' || udise WHERE udise IS NOT NULL;
     """
 
 SQLITE_STEPS: dict[int, str] = {
@@ -233,6 +251,7 @@ SQLITE_STEPS: dict[int, str] = {
     """,
     7: STEP_7.format(C="", BOOL="INTEGER"),
     8: STEP_8,
+    9: STEP_9.format(C="", INT="INTEGER"),
 }
 
 
@@ -393,16 +412,27 @@ POSTGRES_STEPS: dict[int, str] = {
     """,
     7: STEP_7.format(C=' COLLATE "C"', BOOL="BOOLEAN"),
     8: STEP_8,
+    9: STEP_9.format(C=' COLLATE "C"', INT="BIGINT"),
 }
 
 
-def _fill_keys(rows: list[tuple], update: Any) -> None:
+def _fill_keys(select: Any, update: Any) -> None:
     """Version 4: the search and grouping keys of the schools saved before it (computed as new rows get them)."""
-    update([(fold(school), school_group(school, None, None), i) for i, school in rows])
+    rows = select("SELECT id, school FROM complaints WHERE school IS NOT NULL")
+    update(
+        "UPDATE complaints SET school_key = ?, school_group = ? WHERE id = ?",
+        [(fold(school), school_group(school, None, None), i) for i, school in rows],
+    )
 
 
-#: after a step's SQL, in its transaction: (step -> function(select, execute_many))
-KEY_STEPS = {4: _fill_keys}
+def _alert_groups(select: Any, update: Any) -> None:
+    """Version 9: the place of each alert of a school named by its UDISE code, within the alert's district."""
+    rows = select("SELECT id, udise, district FROM alerts WHERE udise IS NOT NULL AND group_key LIKE 'udise:%'")
+    update("UPDATE alerts SET group_key = ? WHERE id = ?", [(school_group(None, u, d), i) for i, u, d in rows])
+
+
+#: after a step's SQL, in its transaction: step -> function(select(sql), execute_many(sql, rows)); ``?`` marks
+KEY_STEPS = {4: _fill_keys, 9: _alert_groups}
 
 #: pg_advisory_lock key held while migrating (any fixed 64-bit number; this one spells "mealwatch")
 ADVISORY_LOCK_KEY = 0x6D65_616C_7761_7463
@@ -444,12 +474,8 @@ def migrate_sqlite(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> in
             for statement in _statements(SQLITE_STEPS[version]):
                 conn.execute(statement)
             if version in KEY_STEPS:
-                rows = conn.execute("SELECT id, school FROM complaints WHERE school IS NOT NULL").fetchall()
                 KEY_STEPS[version](
-                    [tuple(r) for r in rows],
-                    lambda values: conn.executemany(
-                        "UPDATE complaints SET school_key = ?, school_group = ? WHERE id = ?", values
-                    ),
+                    lambda sql: [tuple(r) for r in conn.execute(sql).fetchall()], conn.executemany
                 )
             conn.execute(f"PRAGMA user_version = {version}")
     return sqlite_version(conn)
@@ -485,13 +511,10 @@ def migrate_postgres(conn: Any, target: int = SCHEMA_VERSION) -> int:
                 for statement in _statements(POSTGRES_STEPS[version]):
                     conn.execute(statement)
                 if version in KEY_STEPS:
-                    rows = _rows(conn, "SELECT id, school FROM complaints WHERE school IS NOT NULL")
                     with conn.cursor() as cur:
                         KEY_STEPS[version](
-                            rows,
-                            lambda values: cur.executemany(
-                                "UPDATE complaints SET school_key = %s, school_group = %s WHERE id = %s", values
-                            ),
+                            lambda sql: _rows(conn, sql.replace("%", "%%")),
+                            lambda sql, values: values and cur.executemany(sql.replace("?", "%s"), values),
                         )
                 conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)", (version, utc_now()))
         return postgres_version(conn)
