@@ -89,8 +89,10 @@ def test_version_8_schools_and_alerts_by_udise_move_within_their_district(log_ba
     """Version 9: a school named by its UDISE code is that code within its district, for the complaints saved
     before it and their alerts, so that later complaints of the school still find them."""
     assert log_backend.migrate_to(8) == 8
-    values = ("'dal', '10010101001', 'Gaya', 'gaya', 'udise:10010101001', '[]', '{}', 'low', 2, 'm', "
-              "'2025-03-01T06:00:00.000000Z', 'new', '2025-03-01T06:00:00.000000Z', '2025-03-01T06:00:00.000000Z'")
+    values = (
+        "'dal', '10010101001', 'Gaya', 'gaya', 'udise:10010101001', '[]', '{}', 'low', 2, 'm', "
+        "'2025-03-01T06:00:00.000000Z', 'new', '2025-03-01T06:00:00.000000Z', '2025-03-01T06:00:00.000000Z'"
+    )
     log_backend.execute(
         "INSERT INTO complaints (text, udise, district, district_key, school_group, labels, probabilities, urgency,"
         f" urgency_rank, model_version, created_at, status, status_changed_at, event_at) VALUES ({values})"

@@ -474,9 +474,7 @@ def migrate_sqlite(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> in
             for statement in _statements(SQLITE_STEPS[version]):
                 conn.execute(statement)
             if version in KEY_STEPS:
-                KEY_STEPS[version](
-                    lambda sql: [tuple(r) for r in conn.execute(sql).fetchall()], conn.executemany
-                )
+                KEY_STEPS[version](lambda sql: [tuple(r) for r in conn.execute(sql).fetchall()], conn.executemany)
             conn.execute(f"PRAGMA user_version = {version}")
     return sqlite_version(conn)
 
