@@ -398,7 +398,7 @@ def probe(app, client, inputs: int, seed: int) -> bool:
 def role_matrix(model: Path, db: Path) -> bool:
     """tests/role_matrix.py: every route x every kind of caller; prints the cells and the unexpected statuses."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from role_matrix import CALLERS, prepare, run_matrix
+    from role_matrix import CALLERS, prepare, run_matrix, specs
 
     from mealwatch.serve import create_app
     from mealwatch.serve.auth import RULES
@@ -409,7 +409,8 @@ def role_matrix(model: Path, db: Path) -> bool:
     cells = run_matrix(app)
     wrong = [c for c in cells if c.got != c.expected]
     statuses = collections.Counter(c.got for c in cells)
-    print(f"role matrix: {len(RULES)} routes x {len(CALLERS)} callers = {len(cells)} cells, "
+    requests = sum(len(r) for r in specs().values())
+    print(f"role matrix: {len(RULES)} routes ({requests} requests) x {len(CALLERS)} callers = {len(cells)} cells, "
           f"{time.perf_counter() - t0:.1f} s")  # fmt: skip
     print("answers by status: " + ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items())))
     print(f"unexpected statuses: {len(wrong)}")

@@ -24,7 +24,8 @@ from mealwatch.serve.auth import PUBLIC, RULES, SIGNED_IN
 PASSWORD = "matrix-password-1"
 #: caller -> (user, role) of a signed-in caller; the others carry no valid credentials
 USERS = {"viewer": ("vera", "viewer", ["Gaya"]), "officer": ("omar", "officer", ["Gaya"]),
-         "admin": ("asha", "admin", ["*"]), "wrong district": ("pat", "officer", ["Patna"])}  # fmt: skip
+         "admin": ("asha", "admin", ["*"]), "wrong district": ("pat", "officer", ["Patna"]),
+         "district admin": ("gina", "admin", ["Gaya"])}  # fmt: skip
 NOBODY = ("no session", "expired session", "revoked token", "disabled user")
 CALLERS = (*NOBODY[:1], *USERS, *NOBODY[1:])
 HOSPITAL = "two children were taken to hospital after the meal"
@@ -39,6 +40,7 @@ class Spec:
     needs: str | None = None  # a role beyond the route's rule, checked by the route (saving: officer)
     wrong: int | None = None  # the status for an officer of another district (None: ``ok``)
     anonymous: int | None = None  # the status for a caller who is nobody, on a public route (None: ``ok``)
+    district_admin: int | None = None  # the status for an admin of Gaya alone (None: as an admin's)
 
 
 @dataclass
@@ -67,57 +69,84 @@ def routes(app) -> set[tuple[str, str]]:
     return found
 
 
-def specs() -> dict[tuple[str, str], Spec]:
+def specs() -> dict[tuple[str, str], list[Spec]]:
+    """Each route's requests: the first its plain use, the others the cases of issue 27 (a district admin's
+    grants, full phone numbers for officers only)."""
     n = itertools.count()
     save = {"text": "no meal today", "district": "Gaya", "save": True}
     batch = {"items": [{"text": "no eggs", "district": "Gaya"}], "save": True}
     csv = b"text,district\nno eggs today,Gaya\n"
+    phones = {"params": {"full_phone": "true"}}
     return {
-        ("GET", "/"): Spec(lambda: ("/", {"follow_redirects": False}), anonymous=303),
-        ("GET", "/login"): Spec(lambda: ("/login", {})),
-        ("GET", "/docs"): Spec(lambda: ("/docs", {})),
-        ("GET", "/openapi.json"): Spec(lambda: ("/openapi.json", {})),
-        ("GET", "/static"): Spec(lambda: ("/static/app.js", {})),
-        ("GET", "/api/health"): Spec(lambda: ("/api/health", {})),
-        ("GET", "/api/labels"): Spec(lambda: ("/api/labels", {})),
-        ("GET", "/api/settings"): Spec(lambda: ("/api/settings", {})),
-        ("GET", "/api/session"): Spec(lambda: ("/api/session", {})),
-        ("POST", "/api/login"): Spec(lambda: ("/api/login", {"json": {"name": "vera", "password": PASSWORD}})),
-        ("POST", "/api/logout"): Spec(lambda: ("/api/logout", {})),
-        ("POST", "/api/classify"): Spec(lambda: ("/api/classify", {"json": save}), needs="officer", wrong=403),
-        ("POST", "/api/classify/batch"): Spec(
+        ("GET", "/"): [Spec(lambda: ("/", {"follow_redirects": False}), anonymous=303)],
+        ("GET", "/login"): [Spec(lambda: ("/login", {}))],
+        ("GET", "/docs"): [Spec(lambda: ("/docs", {}))],
+        ("GET", "/openapi.json"): [Spec(lambda: ("/openapi.json", {}))],
+        ("GET", "/static"): [Spec(lambda: ("/static/app.js", {}))],
+        ("GET", "/api/health"): [Spec(lambda: ("/api/health", {}))],
+        ("GET", "/api/labels"): [Spec(lambda: ("/api/labels", {}))],
+        ("GET", "/api/settings"): [Spec(lambda: ("/api/settings", {}))],
+        ("GET", "/api/session"): [Spec(lambda: ("/api/session", {}))],
+        ("POST", "/api/login"): [Spec(lambda: ("/api/login", {"json": {"name": "vera", "password": PASSWORD}}))],
+        ("POST", "/api/logout"): [Spec(lambda: ("/api/logout", {}))],
+        ("POST", "/api/classify"): [Spec(lambda: ("/api/classify", {"json": save}), needs="officer", wrong=403)],
+        ("POST", "/api/classify/batch"): [Spec(
             lambda: ("/api/classify/batch", {"json": batch}),
             needs="officer", wrong=403,
-        ),
-        ("POST", "/api/classify/csv"): Spec(
+        )],
+        ("POST", "/api/classify/csv"): [Spec(
             lambda: ("/api/classify/csv", {"files": {"file": ("a.csv", csv, "text/csv")}, "data": {"save": "true"}}),
             needs="officer", wrong=403,
-        ),
-        ("POST", "/api/attention"): Spec(lambda: ("/api/attention", {"json": {"text": "dal cold", "layer": 0}})),
-        ("GET", "/attention"): Spec(lambda: ("/attention", {"params": {"text": "dal cold"}})),
-        ("GET", "/api/complaints"): Spec(lambda: ("/api/complaints", {})),
-        ("GET", "/api/complaints.csv"): Spec(lambda: ("/api/complaints.csv", {})),
-        ("GET", "/api/complaints/{complaint_id}"): Spec(lambda: ("/api/complaints/1", {}), wrong=404),
-        ("GET", "/api/complaints/{complaint_id}/history"): Spec(lambda: ("/api/complaints/1/history", {}), wrong=404),
-        ("PATCH", "/api/complaints/{complaint_id}"): Spec(
+        )],
+        ("POST", "/api/attention"): [Spec(lambda: ("/api/attention", {"json": {"text": "dal cold", "layer": 0}}))],
+        ("GET", "/attention"): [Spec(lambda: ("/attention", {"params": {"text": "dal cold"}}))],
+        ("GET", "/api/complaints"): [
+            Spec(lambda: ("/api/complaints", {})),
+            Spec(lambda: ("/api/complaints", phones), needs="officer"),  # item 2: a viewer never sees a phone
+        ],
+        ("GET", "/api/complaints.csv"): [
+            Spec(lambda: ("/api/complaints.csv", {})),
+            Spec(lambda: ("/api/complaints.csv", phones), needs="officer"),
+        ],
+        ("GET", "/api/complaints/{complaint_id}"): [
+            Spec(lambda: ("/api/complaints/1", {}), wrong=404),
+            Spec(lambda: ("/api/complaints/1", phones), needs="officer", wrong=404),
+        ],
+        ("GET", "/api/complaints/{complaint_id}/history"): [
+            Spec(lambda: ("/api/complaints/1/history", {}), wrong=404)
+        ],
+        ("PATCH", "/api/complaints/{complaint_id}"): [Spec(
             lambda: ("/api/complaints/1", {"json": {"notes": f"note {next(n)}"}}), wrong=404
-        ),
-        ("GET", "/api/stats"): Spec(lambda: ("/api/stats", {})),
-        ("GET", "/api/alerts"): Spec(lambda: ("/api/alerts", {})),
-        ("PATCH", "/api/alerts/{alert_id}"): Spec(
+        )],
+        ("GET", "/api/stats"): [Spec(lambda: ("/api/stats", {}))],
+        ("GET", "/api/alerts"): [Spec(lambda: ("/api/alerts", {}))],
+        ("PATCH", "/api/alerts/{alert_id}"): [Spec(
             lambda: ("/api/alerts/1", {"json": {"status": "acknowledged"}}), wrong=404
-        ),
-        ("GET", "/api/users"): Spec(lambda: ("/api/users", {})),
-        ("POST", "/api/users"): Spec(lambda: ("/api/users", {"json": {"name": f"new-{next(n)}", "password": PASSWORD,
-                                                                        "role": "viewer", "districts": ["Gaya"]}}),
-                                     ok=201),  # fmt: skip
-        ("PATCH", "/api/users/{name}"): Spec(lambda: ("/api/users/dora", {"json": {"disabled": True}})),
-        ("GET", "/api/tokens"): Spec(lambda: ("/api/tokens", {})),
-        ("POST", "/api/tokens"): Spec(
-            lambda: ("/api/tokens", {"json": {"name": f"t-{next(n)}", "role": "viewer", "districts": ["*"]}}), ok=201
-        ),
-        ("DELETE", "/api/tokens/{name}"): Spec(lambda: ("/api/tokens/standing", {})),
-        ("GET", "/api/audit"): Spec(lambda: ("/api/audit", {})),
+        )],
+        ("GET", "/api/users"): [Spec(lambda: ("/api/users", {}))],
+        ("POST", "/api/users"): [
+            Spec(lambda: ("/api/users", {"json": {"name": f"new-{next(n)}", "password": PASSWORD, "role": "viewer",
+                                                   "districts": ["Gaya"]}}), ok=201),
+            # item 1: an admin of every district, granted by a district's admin
+            Spec(lambda: ("/api/users", {"json": {"name": f"boss-{next(n)}", "password": PASSWORD, "role": "admin",
+                                                   "districts": ["*"]}}), ok=201, district_admin=403),
+        ],
+        ("PATCH", "/api/users/{name}"): [
+            Spec(lambda: ("/api/users/dora", {"json": {"disabled": True}})),
+            Spec(lambda: ("/api/users/pat", {"json": {"disabled": False}}), district_admin=404),  # Patna's officer
+        ],
+        ("GET", "/api/tokens"): [Spec(lambda: ("/api/tokens", {}))],
+        ("POST", "/api/tokens"): [
+            Spec(lambda: ("/api/tokens", {"json": {"name": f"t-{next(n)}", "role": "viewer", "districts": ["*"]}}),
+                 ok=201, district_admin=403),
+            Spec(lambda: ("/api/tokens", {"json": {"name": f"g-{next(n)}", "role": "admin", "districts": ["Gaya"]}}),
+                 ok=201),
+        ],
+        ("DELETE", "/api/tokens/{name}"): [
+            Spec(lambda: ("/api/tokens/standing", {}), district_admin=404),  # a token of every district
+            Spec(lambda: ("/api/tokens/gaya-standing", {})),
+        ],
+        ("GET", "/api/audit"): [Spec(lambda: ("/api/audit", {}))],
     }  # fmt: skip
 
 
@@ -133,6 +162,8 @@ def expected(rule: str, spec: Spec, caller: str) -> int:
         return 403
     if caller == "wrong district" and spec.wrong is not None:
         return spec.wrong
+    if caller == "district admin" and spec.district_admin is not None:
+        return spec.district_admin
     return spec.ok
 
 
@@ -146,6 +177,7 @@ def prepare(app) -> None:
         store.add_user(name, password, "officer", ["Gaya"])
     store.set_user_disabled("dan", True)
     store.add_token("standing", secret_hash(new_secret()), "viewer", ["*"])
+    store.add_token("gaya-standing", secret_hash(new_secret()), "viewer", ["Gaya"])
     asha = caller_client(app, "admin")
     saved = asha.post("/api/classify", json={"text": HOSPITAL, "school": "GPS Bodh", "district": "Gaya", "save": True})
     assert saved.json()["id"] == 1 and [a["id"] for a in asha.get("/api/alerts").json()["items"]] == [1], saved.text
@@ -188,17 +220,18 @@ def caller_client(app, caller: str) -> TestClient:
 
 
 def run_matrix(app) -> list[Cell]:
-    """Every route x every caller; the routes without a spec or a rule come back as cells with ``got`` -1."""
+    """Every request of every route x every caller; the routes without a spec or a rule come back as cells with
+    ``got`` -1."""
     table = specs()
     cells = []
     for method, path in sorted(routes(app)):
         if (method, path) not in table or (method, path) not in RULES:
             cells.append(Cell(method, path, "(any)", 0, -1, "no spec or no rule for this route"))
             continue
-        spec = table[(method, path)]
-        for caller in CALLERS:
-            url, kwargs = spec.make()
-            answer = caller_client(app, caller).request(method, url, **kwargs)
-            cells.append(Cell(method, path, caller, expected(RULES[(method, path)], spec, caller),
-                              answer.status_code, answer.text[:200]))  # fmt: skip
+        for spec in table[(method, path)]:
+            for caller in CALLERS:
+                url, kwargs = spec.make()
+                answer = caller_client(app, caller).request(method, url, **kwargs)
+                cells.append(Cell(method, path, caller, expected(RULES[(method, path)], spec, caller),
+                                  answer.status_code, answer.text[:200]))  # fmt: skip
     return cells

@@ -46,28 +46,29 @@ def test_a_retry_after_a_restart_gets_the_first_answer(predictor, tmp_path):  # 
     assert [(r["id"], r["text"], r["school"]) for r in rows] == [(1, TEXT, SCHOOL)]
 
 
-def test_a_retry_checks_the_alert_rules_its_first_request_never_reached(predictor, tmp_path):  # noqa: F811
-    from mealwatch.alerts import DEFAULT_RULES
-
+def test_an_alert_check_cut_short_by_a_crash_runs_at_the_next_start(predictor, tmp_path):  # noqa: F811
+    """The save marks its alert check due in its own transaction; a service that died before the check (here: its
+    checker stopped) leaves the mark, and the next start checks it — no retry needed, and a retry checks nothing."""
     db = tmp_path / "log.db"
     body = {"text": "ek bachhe ko hospital le gaye, khana khane ke baad", "school": SCHOOL, "save": True}
     key = {"Idempotency-Key": "ivr-0042"}
-    # the first request committed and died before its alert check: here, a service without the hospital rule
-    without = [rule for rule in DEFAULT_RULES if rule.name != "death_or_hospital"]
-    with local_client(create_app(db_path=db, predictor=predictor, alert_rules=without)) as before:
-        assert before.post("/api/classify", json=body, headers=key).status_code == 200
-        assert before.get("/api/alerts").json()["total"] == 0
+    app = create_app(db_path=db, predictor=predictor)
+    app.state.service.alerts.close()  # the process dies after the commit, before its check
+    with local_client(app) as before:
+        first = before.post("/api/classify", json=body, headers=key)
+        assert first.status_code == 200 and before.get("/api/alerts").json()["total"] == 0
+        assert app.state.service.store.alert_checks_due().complaint_ids == [first.json()["id"]]
     with local_client(create_app(db_path=db, predictor=predictor)) as after:
-        retry = after.post("/api/classify", json=body, headers=key)
-        assert retry.status_code == 200 and retry.headers["idempotent-replayed"] == "true"
         alerts = after.get("/api/alerts").json()
         assert alerts["total"] == 1 and alerts["items"][0]["rule"] == "death_or_hospital"
-        assert alerts["items"][0]["complaint_ids"] == [retry.json()["id"]]
+        assert alerts["items"][0]["complaint_ids"] == [first.json()["id"]]
         alert_id = alerts["items"][0]["id"]
         assert after.patch(f"/api/alerts/{alert_id}", json={"status": "acknowledged"}).status_code == 200
-        again = after.post("/api/classify", json=body, headers=key)  # one more retry: the officer has seen it
-        assert again.status_code == 200 and after.get("/api/alerts").json()["total"] == 1
+        again = after.post("/api/classify", json=body, headers=key)  # a retry: replayed, nothing checked again
+        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+        assert after.get("/api/alerts").json()["total"] == 1
         assert after.get("/api/health").json()["complaints_stored"] == 1
+        assert after.app.state.service.store.alert_checks_due().complaint_ids == []
 
 
 def free_port() -> int:

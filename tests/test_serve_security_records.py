@@ -123,7 +123,7 @@ def test_huge_ids_and_offsets_on_the_new_routes_are_never_500(client):
 @pytest.mark.parametrize("endpoint", ["classify", "batch", "csv"])
 def test_a_retried_save_keeps_its_record_and_raises_its_alert_once(app, client, endpoint):
     heard = []
-    app.state.service.alerts.notify = heard.append
+    app.state.service.alerts.engine.notify = heard.append
     key = {"Idempotency-Key": f"retry-{endpoint}"}
     record = {"school": "GPS Rampur", "district": "Gaya", "block": "Bodh Gaya", "incident_date": "2025-01-31",
               "channel": "phone", "reporter_phone": "+91 98765 43210", "extra": {"ward": "7"}}  # fmt: skip

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .limiter import LoginLimiter
 from .passwords import MIN_PASSWORD_CHARS, check_password, hash_password, needs_rehash, verify_password
-from .roles import ALL_DISTRICTS, ROLES, AccountError, allows, check_name, check_role, parse_districts
+from .roles import ALL_DISTRICTS, ROLES, AccountError, allows, check_name, check_role, covers, parse_districts
 from .keys import new_secret, secret_hash
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "check_name",
     "check_password",
     "check_role",
+    "covers",
     "hash_password",
     "needs_rehash",
     "new_secret",

@@ -7,12 +7,15 @@
 
 Each account is scoped to districts (``["*"]``: every district, a state admin). Outside its districts a
 complaint or an alert does not exist for it; complaints naming no district are seen only by accounts of every
-district.
+district. An admin grants and acts within its own districts (``covers``): a district's admin adds, lists,
+disables and enables only accounts and tokens of its districts, and reads only their part of the audit log.
 """
 
 from __future__ import annotations
 
-from ..records import MAX_NAME_CHARS, RecordError, check_storable
+from collections.abc import Sequence
+
+from ..records import MAX_NAME_CHARS, RecordError, check_storable, fold
 
 ROLES = ("viewer", "officer", "admin")
 #: the district list of an account that sees every district
@@ -32,6 +35,15 @@ def check_role(role: str) -> str:
 def allows(role: str, needed: str) -> bool:
     """Whether ``role`` may do what ``needed`` may (roles are ordered viewer < officer < admin)."""
     return ROLES.index(role) >= ROLES.index(needed)
+
+
+def covers(own: Sequence[str], districts: Sequence[str]) -> bool:
+    """Whether an account of districts ``own`` may grant, see or change an account of ``districts``: every one of
+    them is its own (``["*"]`` covers everything; only ``["*"]`` covers ``["*"]``)."""
+    if ALL_DISTRICTS[0] in own:
+        return True
+    mine = {fold(d) for d in own}
+    return bool(districts) and ALL_DISTRICTS[0] not in districts and {fold(d) for d in districts} <= mine
 
 
 def check_name(name: str, what: str = "a user name") -> str:

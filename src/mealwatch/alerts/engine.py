@@ -1,17 +1,23 @@
-"""Evaluating the alert rules as complaints are saved (or corrected), and storing what they find.
+"""Evaluating the alert rules for complaints just saved (or corrected), and storing what they find.
 
-For each rule a saved complaint counts for, the engine reads the complaints of its school (or block)
-whose incident time (else arrival time) lies within the rule's window either side of the complaint's,
-finds the busiest window of that length holding the complaint, and, when it holds enough complaints
-from enough schools, records an alert (``ComplaintLog.record_alert``: a new one, or the open one of
-that rule and place extended). Raised and extended alerts go to the ``notify`` callback (a webhook).
+The complaints are checked together: for each rule, those it counts are grouped by place (school or block),
+and each place is read once — its counted complaints within the rule's window either side of the new ones
+(``ComplaintLog.nearby``). For every new complaint the busiest window of the rule's length that holds it is
+found in one sweep over the place's complaints in time order; windows that overlap, or lie within a window
+of each other, make one alert draft, recorded once (``ComplaintLog.record_alert``: a new alert, or the open
+one of that rule and place extended). So a check costs one read per place and one write per alert, however
+many complaints a request saved. Raised and extended alerts go to the ``notify`` callback (a webhook).
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
+import threading
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ..log import AlertDraft, AlertOutcome, ComplaintLog, effective_labels, from_stored_time
@@ -23,7 +29,7 @@ log = logging.getLogger("mealwatch.alerts")
 
 @dataclass
 class Window:
-    """The complaints of one place that one rule found together."""
+    """The complaints of one place that one rule found together (in time order), and their schools."""
 
     complaints: list[dict[str, Any]]
     schools: int
@@ -41,20 +47,68 @@ def event_time(complaint: dict[str, Any]) -> str:
     return complaint["incident_at"] or complaint["created_at"]
 
 
-def busiest_window(rule: Rule, complaint: dict[str, Any], counted: list[dict[str, Any]]) -> Window | None:
-    """The window of ``rule.window`` holding ``complaint`` with the most counted complaints, if it is enough."""
-    t = from_stored_time(event_time(complaint))
-    times = [(from_stored_time(event_time(c)), c) for c in counted]
-    best: Window | None = None
-    for start, _ in times:
-        if not start <= t <= start + rule.window:
-            continue
-        inside = [c for moment, c in times if start <= moment <= start + rule.window]
-        schools = len({school_group(c["school"], c["udise"], c["district"]) or f"#{c['id']}" for c in inside})
-        if len(inside) >= rule.min_complaints and schools >= rule.min_schools:
-            if best is None or len(inside) > len(best.complaints):
-                best = Window(inside, schools)
-    return best
+def school_of(complaint: dict[str, Any]) -> str:
+    return school_group(complaint["school"], complaint["udise"], complaint["district"]) or f"#{complaint['id']}"
+
+
+def busiest_windows(rule: Rule, counted: list[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[Window]:
+    """For each of the ``new`` complaints (among ``counted``, a place's complaints the rule counts), the window of
+    ``rule.window`` holding it with the most counted complaints, if it is enough (the earliest of equals); the
+    distinct windows found, in time order.
+
+    A window starts at a counted complaint's time. One sweep finds every start's window (its end and its schools,
+    with a running count); the new complaints, in time order, then take the best start within a window before
+    them from a sliding maximum, since both ends of that range only move forward.
+    """
+    ordered = sorted(counted, key=lambda c: (event_time(c), c["id"]))
+    times: list[datetime] = [from_stored_time(event_time(c)) for c in ordered]
+    n = len(ordered)
+    ends, sizes, enough = [0] * n, [0] * n, [False] * n
+    schools: Counter[str] = Counter()
+    end = 0
+    for i in range(n):  # the window starting at complaint i holds i..ends[i]
+        while end < n and times[end] <= times[i] + rule.window:
+            schools[school_of(ordered[end])] += 1
+            end += 1
+        ends[i], sizes[i] = end - 1, end - i
+        enough[i] = sizes[i] >= rule.min_complaints and len(schools) >= rule.min_schools
+        schools[school_of(ordered[i])] -= 1
+        if not schools[school_of(ordered[i])]:
+            del schools[school_of(ordered[i])]
+    found: dict[int, Window] = {}
+    best: deque[int] = deque()  # eligible starts in the range, sizes falling (the earliest of equals first)
+    added = 0
+    for c in sorted(new, key=lambda c: (event_time(c), c["id"])):
+        t = from_stored_time(event_time(c))
+        while added < n and times[added] <= t:  # starts at or before the complaint
+            if enough[added]:
+                while best and sizes[best[-1]] < sizes[added]:
+                    best.pop()
+                best.append(added)
+            added += 1
+        first = bisect.bisect_left(times, t - rule.window)  # starts at least a window before it
+        while best and best[0] < first:
+            best.popleft()
+        if best and best[0] not in found:
+            i = best[0]
+            window = ordered[i : ends[i] + 1]
+            found[i] = Window(window, len({school_of(x) for x in window}))
+    return [found[i] for i in sorted(found)]
+
+
+def merged(rule: Rule, windows: list[Window]) -> list[list[Window]]:
+    """Windows (in time order) that overlap or lie within a window of each other, together: one alert each."""
+    groups: list[list[Window]] = []
+    last_end: datetime | None = None
+    for w in windows:
+        start, end = (from_stored_time(event_time(w.complaints[i])) for i in (0, -1))
+        if groups and last_end is not None and start <= last_end + rule.window:
+            groups[-1].append(w)
+            last_end = max(last_end, end)
+        else:
+            groups.append([w])
+            last_end = end
+    return groups
 
 
 class AlertEngine:
@@ -70,49 +124,57 @@ class AlertEngine:
         self.rules = tuple(rules)
         self.notify = notify
 
-    def check(self, complaint_ids: Sequence[int]) -> list[AlertOutcome]:
-        """Evaluate every rule for each complaint (just saved or corrected); the alerts raised or extended."""
+    def check(self, complaint_ids: Sequence[int], stop: threading.Event | None = None) -> list[AlertOutcome]:
+        """Evaluate every rule for the complaints (just saved or corrected); the alerts raised or extended.
+        ``stop``, once set, ends the check between two places (the rest is checked again later)."""
+        complaints = self.store.get_many(complaint_ids)
         outcomes = []
-        for complaint_id in complaint_ids:
-            complaint = self.store.get(complaint_id)
-            if complaint is None:
-                continue
-            for rule in self.rules:
-                outcome = self.check_rule(rule, complaint)
-                if outcome is not None and outcome.kind != "unchanged":
+        for rule in self.rules:
+            places: dict[str, list[dict[str, Any]]] = {}
+            for c in complaints:
+                key = place_key(rule, c) if rule.counts(c["text"], effective_labels(c)) else None
+                if key is not None:
+                    places.setdefault(key, []).append(c)
+            for key, new in places.items():
+                if stop is not None and stop.is_set():
+                    return outcomes
+                for outcome in self.check_place(rule, key, new):
                     outcomes.append(outcome)
                     if self.notify is not None:
                         self.notify(outcome)
         return outcomes
 
-    def check_rule(self, rule: Rule, complaint: dict[str, Any]) -> AlertOutcome | None:
-        if not rule.counts(complaint["text"], effective_labels(complaint)):
-            return None
-        key = place_key(rule, complaint)
-        if key is None:
-            return None
+    def check_place(self, rule: Rule, key: str, new: list[dict[str, Any]]) -> list[AlertOutcome]:
+        """The rule at one place for its new complaints: the alerts raised or extended."""
         if key.startswith("complaint:"):
-            counted = [complaint]
+            counted = new
         else:
-            t = from_stored_time(event_time(complaint))
-            nearby = self.store.nearby(rule.group_by, key, t - rule.window, t + rule.window)
+            moments = [from_stored_time(event_time(c)) for c in new]
+            nearby = self.store.nearby(rule.group_by, key, min(moments) - rule.window, max(moments) + rule.window)
             counted = [c for c in nearby if rule.counts(c["text"], effective_labels(c))]
-            if all(c["id"] != complaint["id"] for c in counted):
-                counted.append(complaint)
-        found = busiest_window(rule, complaint, counted)
-        if found is None:
-            return None
-        times = sorted(event_time(c) for c in found.complaints)
-        place = (complaint["block"] if rule.group_by == "block" else complaint["school"]) or "a school not named"
-        hours = f"{rule.window_hours:g}"
-        summary = rule.summary.format(n=len(found.complaints), schools=found.schools, place=place, hours=hours)
-        draft = AlertDraft(
-            rule.name, summary, key, [c["id"] for c in found.complaints], times[0], times[-1],
-            school=complaint["school"] if rule.group_by == "school" else None,
-            udise=complaint["udise"] if rule.group_by == "school" else None,
-            block=complaint["block"], district=complaint["district"],
+            seen = {c["id"] for c in counted}
+            counted += [c for c in new if c["id"] not in seen]
+        outcomes = []
+        for group in merged(rule, busiest_windows(rule, counted, new)):
+            outcome = self.store.record_alert(self.draft(rule, key, group), rule.window)
+            if outcome.kind != "unchanged":
+                log.warning("alert %s (%s): %s", outcome.alert["id"], outcome.kind, outcome.alert["summary"])
+                outcomes.append(outcome)
+        return outcomes
+
+    def draft(self, rule: Rule, key: str, windows: list[Window]) -> AlertDraft:
+        """One alert for windows found together: every complaint they hold; its line is the busiest window's."""
+        busiest = max(windows, key=lambda w: len(w.complaints))
+        every = {c["id"]: c for w in windows for c in w.complaints}
+        times = sorted(event_time(c) for c in every.values())
+        latest = max(every.values(), key=lambda c: (event_time(c), c["id"]))  # its school and block name the place
+        place = (latest["block"] if rule.group_by == "block" else latest["school"]) or "a school not named"
+        summary = rule.summary.format(
+            n=len(busiest.complaints), schools=busiest.schools, place=place, hours=f"{rule.window_hours:g}"
+        )
+        return AlertDraft(
+            rule.name, summary, key, sorted(every), times[0], times[-1],
+            school=latest["school"] if rule.group_by == "school" else None,
+            udise=latest["udise"] if rule.group_by == "school" else None,
+            block=latest["block"], district=latest["district"],
         )  # fmt: skip
-        outcome = self.store.record_alert(draft, rule.window)
-        if outcome.kind != "unchanged":
-            log.warning("alert %s (%s): %s", outcome.alert["id"], outcome.kind, summary)
-        return outcome

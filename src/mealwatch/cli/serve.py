@@ -241,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
     )
     app = create_app(model_dir, args.db, max_batch=args.max_batch, batch_wait_s=args.batch_wait_ms / 1000,
                      batch_tokens=args.batch_tokens, speed=speed_options(args), timezone=args.timezone,
-                     alert_rules=rules, alert_url=args.alert_url, trusted_hosts=trusted, accounts=accounts,
+                     alert_rules=rules, alert_url=args.alert_url, trusted_hosts=trusted, accounts=accounts or None,
                      account_settings=sessions)  # fmt: skip
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")

@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
                 raise UserError(str(e)) from None
             token = new_secret("mw_")
             row = log.add_token(name, secret_hash(token), args.role, districts)
-            log.audit("(command line)", "token_create", f"token {row['name']}", {"role": row["role"]})
+            detail = {"role": row["role"]}
+            log.audit("(command line)", "token_create", f"token {row['name']}", detail, districts=row["districts"])
             print(f"token {row['name']!r} ({row['role']}, {', '.join(row['districts'])}); shown this once:")
             print(token)
         elif args.verb == "list":
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             row = log.revoke_token(args.name)
             if row is None:
                 raise UserError(f"no token named {args.name!r} (see `mealwatch tokens list`)")
-            log.audit("(command line)", "token_revoke", f"token {row['name']}")
+            log.audit("(command line)", "token_revoke", f"token {row['name']}", districts=row["districts"])
             print(f"revoked {row['name']!r}")
     finally:
         log.close()

@@ -77,7 +77,7 @@ def add_user(log, name: str, role: str, districts: str, password: Callable[[], s
     except AccountError as e:
         raise UserError(str(e)) from None
     user = log.add_user(name, password_hash, role, places)
-    log.audit("(command line)", "user_add", f"user {user['name']}", {"role": role, "districts": places})
+    log.audit("(command line)", "user_add", f"user {user['name']}", {"role": role, "districts": places}, None, places)
     return user
 
 
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             user = log.set_user_disabled(args.name, args.verb == "disable")
             if user is None:
                 raise UserError(f"no user named {args.name!r} (see `mealwatch users list`)")
-            log.audit("(command line)", f"user_{args.verb}", f"user {user['name']}")
+            log.audit("(command line)", f"user_{args.verb}", f"user {user['name']}", districts=user["districts"])
             print(f"{args.verb}d {user['name']!r}" + (" (their sessions have ended)" if args.verb == "disable" else ""))
     finally:
         log.close()

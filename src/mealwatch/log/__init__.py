@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from .account_store import AuditEntry
 from .alert_store import ALERT_STATUSES, AlertDraft, AlertOutcome
 from .base import (
     STATUSES,
@@ -76,6 +77,7 @@ __all__ = [
     "ALERT_STATUSES",
     "AlertDraft",
     "AlertOutcome",
+    "AuditEntry",
     "BACKENDS",
     "ComplaintChange",
     "ComplaintLog",

@@ -11,13 +11,63 @@ import json
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from typing import Any
 
-from .shapes import Page, StoreError, Tx
+from ..records import fold
+from .shapes import Page, Scope, StoreError, Tx
 
 USER_COLUMNS = "id, name, role, districts, disabled, created_at, last_login_at"
 TOKEN_COLUMNS = "id, name, role, districts, created_at, last_used_at, revoked_at"
 AUDIT_COLUMNS = "id, at, actor, action, target, detail, client"
+
+
+@dataclass
+class AuditEntry:
+    """One line of the audit log: who (``actor``) did what (``action`` on ``target``), from where (``client``), and
+    the districts it concerns (``districts``: None, or a list holding "*" or a complaint naming none, is the whole
+    state: only an account of every district reads it)."""
+
+    actor: str | None
+    action: str
+    target: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    client: str | None = None
+    districts: Sequence[str | None] | None = None
+
+
+def district_keys(districts: Sequence[str | None] | None) -> list[str]:
+    """The folded districts an audit entry concerns; [] for the whole state."""
+    if districts is None or any(d is None or d == "*" for d in districts):
+        return []
+    return sorted({fold(d) for d in districts if d is not None})
+
+
+def write_audit(tx: Tx, entry: AuditEntry, now: str) -> None:
+    """Write ``entry`` within ``tx`` (a save writes its audit line in its own transaction)."""
+    row = tx.one(
+        "INSERT INTO audit_log (at, actor, action, target, detail, client) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        (now, entry.actor, entry.action, entry.target, json.dumps(entry.detail, ensure_ascii=False), entry.client),
+    )
+    tx.many(
+        "INSERT INTO audit_districts (audit_id, district_key) VALUES (?, ?)",
+        [(int(row["id"]), key) for key in district_keys(entry.districts)],
+    )
+
+
+def audit_scope_clause(scope: Scope) -> tuple[str, list[str]]:
+    """The condition that keeps the audit entries an account of ``scope`` may read: for every district, all; else
+    those concerning some district, all of them in ``scope``."""
+    if scope is None:
+        return "", []
+    if not scope:
+        return "1 = 0", []
+    marks = ", ".join("?" * len(scope))
+    return (
+        "EXISTS (SELECT 1 FROM audit_districts d WHERE d.audit_id = audit_log.id) AND NOT EXISTS (SELECT 1 FROM"
+        f" audit_districts d WHERE d.audit_id = audit_log.id AND d.district_key NOT IN ({marks}))",
+        list(scope),
+    )
 
 
 def name_key(name: str) -> str:
@@ -191,17 +241,26 @@ class AccountStore:
         target: str | None = None,
         detail: dict[str, Any] | None = None,
         client: str | None = None,
+        districts: Sequence[str | None] | None = None,
     ) -> None:
-        """Record who (``actor``) did what (``action`` on ``target``), from where (``client``), now."""
+        """Record who (``actor``) did what (``action`` on ``target``), from where (``client``), now, concerning
+        ``districts`` (see ``AuditEntry``)."""
         with self._write() as tx:
-            tx.run(
-                "INSERT INTO audit_log (at, actor, action, target, detail, client) VALUES (?, ?, ?, ?, ?, ?)",
-                (self.clock(), actor, action, target, json.dumps(detail or {}, ensure_ascii=False), client),
-            )
+            write_audit(tx, AuditEntry(actor, action, target, detail or {}, client, districts), self.clock())
 
-    def audit_entries(self, limit: int | None = 100, offset: int = 0, action: str | None = None) -> Page:
-        """Audit entries, newest first (only ``action``'s, when given)."""
-        where, params = ("", []) if action is None else (" WHERE action = ?", [action])
+    def audit_entries(
+        self, limit: int | None = 100, offset: int = 0, action: str | None = None, scope: Scope = None
+    ) -> Page:
+        """Audit entries, newest first (only ``action``'s, when given; only those ``scope`` may read)."""
+        clauses, params = [], []
+        if action is not None:
+            clauses.append("action = ?")
+            params.append(action)
+        kept, values = audit_scope_clause(scope)
+        if kept:
+            clauses.append(kept)
+            params.extend(values)
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
         tail = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
         with self._read() as tx:
             total = tx.one(f"SELECT count(*) AS n FROM audit_log{where}", params)["n"]

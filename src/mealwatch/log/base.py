@@ -18,12 +18,13 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..labels import urgency_rank
 from ..records import block_group, fold, school_group
-from .account_store import AccountStore
+from .account_store import AccountStore, AuditEntry, write_audit
 from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-exported
     ComplaintChange,
     CursorError,
@@ -66,12 +67,13 @@ class ComplaintLog(AccountStore, ABC):
         """Save one complaint; returns its id."""
         return self.add_many([complaint])[0]
 
-    def add_many(self, complaints: Sequence[NewComplaint]) -> list[int]:
-        """Save complaints in one transaction (all or none); returns their ids in order."""
+    def add_many(self, complaints: Sequence[NewComplaint], audit: AuditEntry | None = None) -> list[int]:
+        """Save complaints in one transaction (all or none), with their ``audit`` line (its target and detail
+        name the ids); returns their ids in order."""
         if not complaints:
             return []
         with self._write() as tx:
-            return self._save(tx, complaints, self.clock())
+            return self._save(tx, complaints, self.clock(), audit)
 
     def saved_answer(self, key: str) -> SavedAnswer | None:
         """The stored answer of the saving request that carried idempotency ``key``, or None (none, or forgotten)."""
@@ -87,10 +89,12 @@ class ComplaintLog(AccountStore, ABC):
         fingerprint: str,
         complaints: Sequence[NewComplaint],
         answer: Callable[[list[int]], tuple[str, str]],
+        audit: AuditEntry | None = None,
     ) -> SavedAnswer:
-        """Save complaints and ``answer(ids)`` (body, media type) under ``key`` in one transaction — unless ``key``
-        was saved already (by a retry racing this one, too): then nothing is saved and the stored answer returned,
-        ``replayed`` True. Keys older than ``saved_requests.IDEMPOTENCY_HOURS`` are forgotten."""
+        """Save complaints, their ``audit`` line and ``answer(ids)`` (body, media type) under ``key`` in one
+        transaction — unless ``key`` was saved already (by a retry racing this one, too): then nothing is saved and
+        the stored answer returned, ``replayed`` True. Keys older than ``saved_requests.IDEMPOTENCY_HOURS`` are
+        forgotten."""
         from .saved_requests import SAVED_ANSWER, SavedAnswer, decode_saved, forgotten_before
 
         now = self.clock()
@@ -101,7 +105,7 @@ class ComplaintLog(AccountStore, ABC):
             row = tx.one(SAVED_ANSWER, (key, cutoff))
             if row is not None:
                 return decode_saved(row, replayed=True)
-            ids = self._save(tx, complaints, now)
+            ids = self._save(tx, complaints, now, audit)
             body, media_type = answer(ids)
             tx.run(
                 "INSERT INTO saved_requests (key, fingerprint, answer, media_type, complaint_ids, created_at)"
@@ -110,13 +114,18 @@ class ComplaintLog(AccountStore, ABC):
             )
         return SavedAnswer(fingerprint, body, media_type, ids)
 
-    def _save(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
+    def _save(self, tx: Tx, complaints: Sequence[NewComplaint], now: str, audit: AuditEntry | None) -> list[int]:
         """Every save's writes within ``tx``: the complaints and their label rows (``_insert``), their counts and
-        their schools' search keys (log/counts.py); their ids in order."""
+        their schools' search keys (log/counts.py), their alert check marked due, and the audit line naming them;
+        their ids in order."""
         from .counts import count_new
 
         ids = self._insert(tx, complaints, now)
         count_new(tx, complaints, now)
+        tx.many("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", [(i, now) for i in ids])
+        if audit is not None:
+            target = f"complaints {ids[0]}" + (f"-{ids[-1]}" if len(ids) > 1 else "")
+            write_audit(tx, replace(audit, target=target, detail={**audit.detail, "ids": ids}), now)
         return ids
 
     @abstractmethod
@@ -152,7 +161,8 @@ class ComplaintLog(AccountStore, ABC):
 
         None for an unknown id; TransitionError (nothing changed) when a status move is not allowed.
         A correction stores the labels beside the predicted ones, makes them the complaint's labels for
-        filters and counts, sets its urgency, and takes it off the review queue (a person has checked it).
+        filters and counts, sets its urgency, takes it off the review queue (a person has checked it), and marks
+        its alert check due (corrected labels may complete an outbreak).
         """
         if change.status is not None:
             check_status(change.status)
@@ -184,6 +194,7 @@ class ComplaintLog(AccountStore, ABC):
                 tx.many("INSERT INTO complaint_labels (complaint_id, label) VALUES (?, ?)",
                         [(complaint_id, label) for label in labels])  # fmt: skip
                 changes.append(("labels", before, labels))
+                tx.run("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", (complaint_id, now))
             for name in ("assignee", "notes"):
                 value = getattr(change, name)
                 if value is not None and (value or None) != old[name]:
@@ -314,7 +325,31 @@ class ComplaintLog(AccountStore, ABC):
             )
         return [decode_row(r) for r in rows]
 
+    def get_many(self, complaint_ids: Sequence[int]) -> list[dict[str, Any]]:
+        """The complaints of these ids (without their history), in id order; unknown ids are left out."""
+        wanted = sorted({i for i in complaint_ids if storable_id(i)})
+        found = []
+        with self._read() as tx:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                found += tx.all(f"SELECT {COLUMNS} FROM complaints WHERE id IN ({marks}) ORDER BY id", chunk)
+        return [decode_row(r) for r in found]
+
     # --- alerts (log/alert_store.py) -------------------------------------------------------------
+
+    def alert_checks_due(self, limit: int = 5000) -> DueChecks:
+        """The complaints saved or corrected whose alert check has not run yet, oldest first (at most ``limit``
+        marks); hand it back to ``alert_checks_done`` once they are checked."""
+        with self._read() as tx:
+            rows = tx.all(f"SELECT id, complaint_id FROM alert_checks ORDER BY id LIMIT {int(limit)}")
+        ids = list(dict.fromkeys(int(r["complaint_id"]) for r in rows))
+        return DueChecks(ids, max((int(r["id"]) for r in rows), default=0))
+
+    def alert_checks_done(self, due: DueChecks) -> None:
+        """Clear the marks ``due`` read (a complaint marked again since, by a correction, stays due)."""
+        with self._write() as tx:
+            tx.run("DELETE FROM alert_checks WHERE id <= ?", (due.through,))
 
     def record_alert(self, draft: "AlertDraft", window: timedelta) -> "AlertOutcome":
         """Raise the alert ``draft`` describes, or extend the open alert of its rule and place that it overlaps
@@ -531,6 +566,14 @@ def offset_page_sql(order: str, where: str, limit: int | None, offset: int) -> s
         f"SELECT {COLUMNS} FROM complaints WHERE id IN"
         f" (SELECT id FROM complaints{where}{ORDERS[order]}{page_clause(limit, offset)}){ORDERS[order]}"
     )
+
+
+@dataclass
+class DueChecks:
+    """Complaints whose alert check is due (``complaint_ids``), as read up to the mark ``through``."""
+
+    complaint_ids: list[int]
+    through: int
 
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from ..alerts import DEFAULT_RULES, AlertEngine, Rule, Webhook, load_rules
+from ..alerts import DEFAULT_RULES, AlertEngine, AlertWorker, Rule, Webhook, load_rules
 from ..alerts.webhook import check_url
 from .accounts_api import router as accounts_router
 from .app import STATIC, Service, router
@@ -56,8 +56,9 @@ def create_app(
     ``alert_rules``: a TOML/JSON rule file or rules (None: ``alerts.DEFAULT_RULES``); ``alert_url``: a webhook
     each raised or extended alert is POSTed to; ``clock`` replaces the log's clock (tests, replays). The service
     answers requests addressed to this machine's loopback names and to ``trusted_hosts`` (see ``security``).
-    ``accounts``: True requires a login (``auth``), False never, None (default) when the log holds any user;
-    ``account_settings`` sets session lifetimes, TLS and the login limiter (its ``enabled`` is decided here).
+    ``accounts``: True requires a login (``auth``), False never, None (default) once the log holds any user — at
+    once, also for a user added while the service runs; ``account_settings`` sets session lifetimes, TLS and the
+    login limiter (its ``enabled`` is decided here; the limiter is shared, not copied).
     """
     try:
         zone = ZoneInfo(timezone)
@@ -91,11 +92,14 @@ def create_app(
             raise
     webhook = Webhook(alert_url) if alert_url else None
     enabled = store.has_users() if accounts is None else accounts
-    config = replace(account_settings or AccountSettings(), enabled=enabled)  # the limiter is shared, not copied
+    config = replace(account_settings or AccountSettings(), enabled=enabled, follow_log=accounts is None)
+
+    alerts = AlertWorker(AlertEngine(store, rules, webhook)).start()  # first: what an earlier run left due
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
+        alerts.close()
         if webhook is not None:
             webhook.close()
         store.close()
@@ -110,7 +114,7 @@ def create_app(
         docs_url=None,  # FastAPI's pages load their scripts from a CDN: /docs is the service's own page instead
         redoc_url=None,
     )
-    app.state.service = Service(predictor, store, AlertEngine(store, rules, webhook), zone)
+    app.state.service = Service(predictor, store, alerts, zone)
     app.state.webhook = webhook
     app.state.accounts = config
     app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])

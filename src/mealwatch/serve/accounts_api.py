@@ -13,7 +13,9 @@ from ..accounts import (
     MIN_PASSWORD_CHARS,
     ROLES,
     AccountError,
+    allows,
     check_name,
+    covers,
     hash_password,
     needs_rehash,
     new_secret,
@@ -100,7 +102,7 @@ def login_page() -> FileResponse:
 def login(body: Login, request: Request) -> JSONResponse:
     """Start a session: a cookie (HttpOnly, SameSite=Strict) and the CSRF token to send with each change."""
     config, log = auth.settings(request), auth.store(request)
-    if not config.enabled:
+    if not auth.accounts_on(request):
         raise ApiError(404, "this service has no accounts: it is a single-user tool on this machine")
     client = auth.client_address(request) or "unknown"
     keys = (f"user:{body.name.strip().casefold()}", f"address:{client}")
@@ -109,12 +111,14 @@ def login(body: Login, request: Request) -> JSONResponse:
         log.audit(body.name[:200], "login_failed", detail={"reason": "too many failures"}, client=client)
         raise ApiError(429, f"too many failed logins: try again in {wait} seconds", headers={"Retry-After": str(wait)})
     user = log.user(body.name) if body.name.strip() else None
+    places = user["districts"] if user else None
     if not verify_password(user["password_hash"] if user else None, body.password):
         config.limiter.failed(*keys)
-        log.audit(body.name[:200], "login_failed", detail={"reason": "wrong name or password"}, client=client)
+        why = {"reason": "wrong name or password"}
+        log.audit(body.name[:200], "login_failed", detail=why, client=client, districts=places)
         raise ApiError(401, "wrong name or password")
     if user["disabled"]:
-        log.audit(user["name"], "login_failed", detail={"reason": "disabled"}, client=client)
+        log.audit(user["name"], "login_failed", detail={"reason": "disabled"}, client=client, districts=places)
         raise ApiError(403, f"the account {user['name']!r} is disabled: ask an admin")
     config.limiter.succeeded(keys[0])
     if needs_rehash(user["password_hash"]):
@@ -122,7 +126,7 @@ def login(body: Login, request: Request) -> JSONResponse:
     auth.sweep_sessions(log, config)
     key, csrf = new_secret(), new_secret()
     log.start_session(secret_hash(key), user["id"], csrf, client)
-    log.audit(user["name"], "login", client=client)
+    log.audit(user["name"], "login", client=client, districts=places)
     public = {"name": user["name"], "role": user["role"], "districts": user["districts"], "kind": "session"}
     response = JSONResponse({"user": public, "csrf_token": csrf})
     _cookie(request, response, key, int(config.absolute.total_seconds()))
@@ -135,7 +139,7 @@ def logout(request: Request, who: Who) -> JSONResponse:
     if who.kind != "session":
         raise ApiError(422, "only a session logs out: an API token is revoked with `mealwatch tokens revoke`")
     auth.store(request).end_session(who.session_hash)
-    auth.audit(request, "logout")
+    auth.audit(request, "logout", districts=who.districts)
     response = JSONResponse({"logged_out": True})
     _cookie(request, response, "", 0)
     return response
@@ -144,83 +148,125 @@ def logout(request: Request, who: Who) -> JSONResponse:
 @router.get("/api/session", tags=["accounts"])
 def session(request: Request) -> dict:
     """Whether accounts are on, who is signed in (null: nobody) and the CSRF token of this session."""
-    config = auth.settings(request)
+    enabled = auth.accounts_on(request)
     try:
         who = auth.resolve(request)
     except ApiError:  # an ended session or a bad token: nobody, the page asks for a login
         who = None
-    if who is None or not config.enabled:
-        return {"accounts": config.enabled, "user": None, "csrf_token": None, "csrf_header": CSRF_HEADER}
+    if who is None or not enabled:
+        return {"accounts": enabled, "user": None, "csrf_token": None, "csrf_header": CSRF_HEADER}
     return {"accounts": True, "user": who.public(), "csrf_token": who.csrf_token, "csrf_header": CSRF_HEADER}
 
 
 # --- the admin's -----------------------------------------------------------------------------------
 
 
+def accounts_on(request: Request, what: str) -> None:
+    """Users and tokens are added only with accounts on: without them every request is the local user, and an
+    account added through it would lock that user out. The first admin comes from the command line."""
+    if not auth.accounts_on(request):
+        raise ApiError(
+            409,
+            f"this service has no accounts, so it {what} no account through its API: create the first admin with "
+            "`mealwatch users add NAME --role admin --districts '*'` (accounts then turn on at once), and log in",
+        )
+
+
+def granted(who: auth.Principal, role: str, districts: list[str], what: str) -> None:
+    """403 unless ``who`` may grant ``role`` over ``districts``: a role at most its own, districts of its own."""
+    if not allows(who.role, role):
+        raise ApiError(403, f"your role ({who.role}) may not grant the role {role}")
+    if not covers(who.districts, districts):
+        raise ApiError(
+            403,
+            f"you may give {what} of your own districts only ({', '.join(who.districts)}), not of "
+            f"{', '.join(districts)}: an admin of every district can",
+        )
+
+
 @router.get("/api/users", tags=["accounts"])
-def list_users(request: Request) -> list[dict]:
-    """Every user (names, roles, districts, disabled, last login); never a password or its hash."""
-    return auth.store(request).users()
+def list_users(request: Request, who: Who) -> list[dict]:
+    """The users of the admin's districts (names, roles, districts, disabled, last login); never a password or its
+    hash. A district's admin sees the users all of whose districts are its own."""
+    return [u for u in auth.store(request).users() if covers(who.districts, u["districts"])]
 
 
 @router.post("/api/users", tags=["accounts"], status_code=201)
-def add_user(body: NewUser, request: Request) -> dict:
+def add_user(body: NewUser, request: Request, who: Who) -> dict:
+    """Add a user with a role at most the admin's own, of the admin's districts."""
+    accounts_on(request, "adds")
+    granted(who, body.role, body.districts, "accounts")
     try:
         user = auth.store(request).add_user(body.name, hash_password(body.password), body.role, body.districts)
     except AccountError as e:
         raise ApiError(422, f"field 'password': {e}") from None
     except StoreError as e:
         raise ApiError(409, str(e)) from None
-    auth.audit(request, "user_add", f"user {user['name']}", {"role": user["role"], "districts": user["districts"]})
+    detail = {"role": user["role"], "districts": user["districts"]}
+    auth.audit(request, "user_add", f"user {user['name']}", detail, user["districts"])
     return user
 
 
 @router.patch("/api/users/{name}", tags=["accounts"])
 def change_user(name: str, body: UserPatch, request: Request, who: Who) -> dict:
-    """Disable (their sessions end at once) or enable a user."""
+    """Disable (their sessions end at once) or enable a user of the admin's districts."""
     if body.disabled and who.name is not None and name.casefold() == who.name.casefold():
         raise ApiError(422, "you cannot disable yourself: ask another admin")
-    user = auth.store(request).set_user_disabled(name, body.disabled)
+    log = auth.store(request)
+    found = log.user(name)
+    if found is None or not covers(who.districts, found["districts"]):
+        raise ApiError(404, f"no user named {name!r}")
+    user = log.set_user_disabled(name, body.disabled)
     if user is None:
         raise ApiError(404, f"no user named {name!r}")
-    auth.audit(request, "user_disable" if body.disabled else "user_enable", f"user {user['name']}")
+    action = "user_disable" if body.disabled else "user_enable"
+    auth.audit(request, action, f"user {user['name']}", districts=user["districts"])
     return user
 
 
 @router.get("/api/tokens", tags=["accounts"])
-def list_tokens(request: Request) -> list[dict]:
-    """Every API token (names, roles, districts, last use, revoked); never the token or its hash."""
-    return auth.store(request).tokens()
+def list_tokens(request: Request, who: Who) -> list[dict]:
+    """The API tokens of the admin's districts (names, roles, districts, last use, revoked); never a token or its
+    hash."""
+    return [t for t in auth.store(request).tokens() if covers(who.districts, t["districts"])]
 
 
 @router.post("/api/tokens", tags=["accounts"], status_code=201)
-def create_token(body: NewToken, request: Request) -> dict:
-    """A new API token: ``token`` is shown this once (the log keeps only its hash)."""
+def create_token(body: NewToken, request: Request, who: Who) -> dict:
+    """A new API token of the admin's districts: ``token`` is shown this once (the log keeps only its hash)."""
+    accounts_on(request, "creates")
+    granted(who, body.role, body.districts, "tokens")
     token = new_secret("mw_")
     try:
         row = auth.store(request).add_token(body.name, secret_hash(token), body.role, body.districts)
     except StoreError as e:
         raise ApiError(409, str(e)) from None
-    auth.audit(request, "token_create", f"token {row['name']}", {"role": row["role"], "districts": row["districts"]})
+    detail = {"role": row["role"], "districts": row["districts"]}
+    auth.audit(request, "token_create", f"token {row['name']}", detail, row["districts"])
     return {**row, "token": token}
 
 
 @router.delete("/api/tokens/{name}", tags=["accounts"])
-def revoke_token(name: str, request: Request) -> dict:
-    row = auth.store(request).revoke_token(name)
-    if row is None:
+def revoke_token(name: str, request: Request, who: Who) -> dict:
+    """Revoke an API token of the admin's districts (again: unchanged)."""
+    log = auth.store(request)
+    found = next((t for t in log.tokens() if t["name"] == name), None)
+    if found is None or not covers(who.districts, found["districts"]):
         raise ApiError(404, f"no token named {name!r}")
-    auth.audit(request, "token_revoke", f"token {row['name']}")
+    row = log.revoke_token(name)
+    auth.audit(request, "token_revoke", f"token {row['name']}", districts=row["districts"])
     return row
 
 
 @router.get("/api/audit", tags=["accounts"])
 def audit_log(
     request: Request,
+    who: Who,
     action: Annotated[str | None, Query(description="only this action (login, login_failed, change, ...)")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict:
-    """The audit log, newest first: who (``actor``) did what (``action`` on ``target``), when, from where."""
-    page = auth.store(request).audit_entries(limit, offset, (action or "").strip() or None)
+    """The audit log, newest first: who (``actor``) did what (``action`` on ``target``), when, from where. A
+    district's admin reads the entries concerning its districts alone (not those of the whole state)."""
+    page = auth.store(request).audit_entries(limit, offset, (action or "").strip() or None, who.scope)
     return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}

@@ -6,7 +6,6 @@ through the ``Predictor`` (one worker, batched) and the log through the ``Compla
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -17,12 +16,13 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from ..explain.word_attention import check_layer_head
-from ..alerts import AlertEngine
+from ..alerts import AlertWorker
 from ..labels import DEFINITIONS, urgency
-from ..records import CHANNELS, Record
+from ..records import CHANNELS
 from . import csv_io, idempotency
-from .record_fields import BY_HEADER, new_complaint, record_out, shown
-from .auth import Principal, Who, audit, optional, place_in_scope, require
+from .record_fields import BY_HEADER, shown
+from .auth import Principal, Who, accounts_on, audit, optional, require
+from .saving import may_save, respond
 from .errors import ApiError
 from .explainer import outcome
 from .predictor import Classified, Predictor
@@ -48,7 +48,6 @@ from ..log import (
     ComplaintLog,
     CursorError,
     Filters,
-    NewComplaint,
     SavedAnswer,
     TransitionError,
     day_range,
@@ -67,7 +66,7 @@ LATEST = datetime(9999, 12, 31, tzinfo=timezone.utc)
 class Service:
     predictor: Predictor
     store: ComplaintLog
-    alerts: AlertEngine | None = None  # None: no alert rules are checked
+    alerts: AlertWorker | None = None  # None: no alert rules are checked
     zone: tzinfo = timezone.utc  # the officers' time zone: the page shows it, incident dates are read in it
 
 
@@ -81,23 +80,6 @@ FullPhone = Annotated[bool, Query(description="show the reporter's phone number 
 Channel = Literal[CHANNELS]
 
 
-def result(c: Classified, record: Record, version: str, complaint_id: int | None = None) -> dict[str, Any]:
-    p = c.prediction
-    return {
-        "text": p.text,
-        **record_out(record),
-        "labels": p.labels,
-        "probabilities": p.probabilities,
-        "urgency": p.urgency,
-        "truncated": p.truncated,
-        "needs_review": p.needs_review,
-        "review_reasons": p.review_reasons,
-        "importance": c.importance.to_dict() if c.importance else None,
-        "id": complaint_id,
-        "model_version": version,
-    }
-
-
 async def classified(svc: Service, request: Request, texts: list[str], explain: str, steps: int) -> list[Classified]:
     """The texts classified: integrated gradients on the explainer's queue, the rest in the shared passes of the
     batcher (either dropped if the client leaves first); gradient × input after the prediction, when asked."""
@@ -109,102 +91,36 @@ async def classified(svc: Service, request: Request, texts: list[str], explain: 
     return [Classified(p) for p in predictions]
 
 
-def new_complaints(
-    svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]]
-) -> list[NewComplaint]:
-    """What the log keeps of classified (text, record) pairs."""
-    return [new_complaint(svc.predictor, c.prediction, r) for c, (_, r) in zip(classified, complaints)]
-
-
-def answers(svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]], ids: list) -> list[dict]:
-    version = svc.predictor.version
-    return [result(c, r, version, i) for c, (_, r), i in zip(classified, complaints, ids)]
-
-
-def save_results(
-    svc: Service, classified: list[Classified], complaints: list[tuple[str, Record]], save: bool
-) -> list[dict]:
-    """The answers for classified (text, record) pairs; with ``save``, all added to the log in one transaction,
-    then the alert rules checked for them."""
-    ids: list[int | None] = [None] * len(complaints)
-    if save:
-        ids = svc.store.add_many(new_complaints(svc, classified, complaints))
-        if svc.alerts is not None:
-            svc.alerts.check(ids)
-    return answers(svc, classified, complaints, ids)
-
-
-def save_once(
-    svc: Service,
-    classified: list[Classified],
-    complaints: list[tuple[str, Record]],
-    once: idempotency.Once,
-    render: Callable[[list[dict]], tuple[str, str]],
-) -> SavedAnswer:
-    """Save under an idempotency key: the complaints and ``render(answers)`` (body, media type) in one transaction,
-    then check the alert rules for them — or, for a retry, the answer the first request stored (nothing saved).
-    A retry checks the rules again: the first request may have died between its commit and its check, and a
-    check of complaints already in an alert changes nothing (``record_alert``)."""
-    saved = svc.store.add_many_once(
-        once.key,
-        once.fingerprint,
-        new_complaints(svc, classified, complaints),
-        lambda ids: render(answers(svc, classified, complaints, ids)),
-    )
-    idempotency.check_same(once, saved)  # a racing request with the same key may have asked something else
-    check_alerts(svc, saved)
-    return saved
-
-
-def check_alerts(svc: Service, saved: SavedAnswer) -> None:
-    """The alert rules checked for a saved request's complaints: after its save, and again for every retry (the
-    first request may have died between its commit and its check; a check of complaints an alert already holds,
-    open or acknowledged, changes nothing)."""
-    if svc.alerts is not None:
-        svc.alerts.check(saved.complaint_ids)
-
-
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
-async def classify(body: ClassifyRequest, svc: Svc, request: Request, who: Who) -> dict:
+async def classify(body: ClassifyRequest, svc: Svc, request: Request, who: Who) -> Response:
     """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
     complaints = [(body.text, body.record(svc.zone))]
     may_save(who, body.save, complaints)
-    once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
+    once = await run_in_threadpool(idempotency.once_for, svc.store, request, who, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
-        await run_in_threadpool(check_alerts, svc, once)
         return idempotency.response(once)
     done = await classified(svc, request, [body.text], body.explain, body.steps)
-    if once is not None:
-        render = lambda answers: (ClassifyResult.model_validate(answers[0]).model_dump_json(), JSON)  # noqa: E731
-        saved = await run_in_threadpool(save_once, svc, done, complaints, once, render)
-        await run_in_threadpool(audit_save, request, saved.complaint_ids, saved.replayed)
-        return idempotency.response(saved)
-    results = await run_in_threadpool(save_results, svc, done, complaints, body.save)
-    await run_in_threadpool(audit_save, request, [r["id"] for r in results if r["id"] is not None])
-    return results[0]
+
+    def render(answers: list[dict]) -> tuple[str, str]:
+        return ClassifyResult.model_validate(answers[0]).model_dump_json(), JSON
+
+    return await run_in_threadpool(respond, svc, request, done, complaints, body.save, once, render)
 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
-async def classify_batch(body: BatchRequest, svc: Svc, request: Request, who: Who) -> dict:
+async def classify_batch(body: BatchRequest, svc: Svc, request: Request, who: Who) -> Response:
     """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
     complaints = [(text, fields.record(svc.zone)) for text, fields in body.complaints()]
     may_save(who, body.save, complaints)
-    once = await run_in_threadpool(idempotency.once_for, svc.store, request, body.save, body.model_dump_json())
+    once = await run_in_threadpool(idempotency.once_for, svc.store, request, who, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
-        await run_in_threadpool(check_alerts, svc, once)
         return idempotency.response(once)
     done = await classified(svc, request, [t for t, _ in complaints], body.explain, body.steps)
-    if once is not None:
 
-        def render(answers: list[dict]) -> tuple[str, str]:
-            return BatchResult.model_validate({"count": len(answers), "results": answers}).model_dump_json(), JSON
+    def render(answers: list[dict]) -> tuple[str, str]:
+        return BatchResult.model_validate({"count": len(answers), "results": answers}).model_dump_json(), JSON
 
-        saved = await run_in_threadpool(save_once, svc, done, complaints, once, render)
-        await run_in_threadpool(audit_save, request, saved.complaint_ids, saved.replayed)
-        return idempotency.response(saved)
-    results = await run_in_threadpool(save_results, svc, done, complaints, body.save)
-    await run_in_threadpool(audit_save, request, [r["id"] for r in results if r["id"] is not None])
-    return {"count": len(results), "results": results}
+    return await run_in_threadpool(respond, svc, request, done, complaints, body.save, once, render)
 
 
 @router.post(
@@ -232,9 +148,8 @@ def classify_csv(
     may_save(who, save == "true", complaints)
     headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
     asked = (name, save, format, str(with_csv), data)
-    once = idempotency.once_for(svc.store, request, save == "true", *asked)
+    once = idempotency.once_for(svc.store, request, who, save == "true", *asked)
     if isinstance(once, SavedAnswer):
-        check_alerts(svc, once)
         return idempotency.response(once, headers if format == "csv" else None)
     done = svc.predictor.classify([t for t, _ in complaints], "none", 0)
 
@@ -249,26 +164,7 @@ def classify_csv(
             {"count": len(results), "results": results, "csv": text}
         ).model_dump_json(), JSON
 
-    if once is not None:
-        saved = save_once(svc, done, complaints, once, render)
-        audit_save(request, saved.complaint_ids, saved.replayed)
-        return idempotency.response(saved, headers if format == "csv" else None)
-    results = save_results(svc, done, complaints, save == "true")
-    audit_save(request, [r["id"] for r in results if r["id"] is not None])
-    body, media_type = render(results)
-    return Response(body, media_type=media_type, headers=headers if format == "csv" else None)
-
-
-def may_save(who: Principal, save: bool, complaints: list[tuple[str, Record]]) -> None:
-    """A save needs an officer, and complaints of the officer's districts (see ``auth.place_in_scope``)."""
-    if save:
-        require(who, "officer", "save complaints")
-        place_in_scope(who, [r for _, r in complaints])
-
-
-def audit_save(request: Request, ids: list[int], replayed: bool = False) -> None:
-    if ids and not replayed:
-        audit(request, "save", f"complaints {ids[0]}" + (f"-{ids[-1]}" if len(ids) > 1 else ""), {"ids": ids})
+    return respond(svc, request, done, complaints, save == "true", once, render, headers if format == "csv" else None)
 
 
 def attachment(filename: str) -> str:
@@ -383,6 +279,8 @@ LogFilters = Annotated[Filters, Depends(log_filters)]
 def list_complaints(
     svc: Svc,
     filters: LogFilters,
+    request: Request,
+    who: Who,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
     offset: Annotated[
         int, Query(ge=0, le=MAX_OFFSET, description="skip this many (slow deep in a long list: prefer cursor)")
@@ -398,10 +296,12 @@ def list_complaints(
 ) -> dict:
     """Saved complaints: those needing review first, then most urgent (or, ``order=review``, least certain), then
     newest; ``total`` counts every match; ``next_cursor`` (null on the last page) fetches the next page."""
+    may_see_phones(who, full_phone)
     try:
         page = svc.store.list(filters, limit, offset, order, after=(cursor or "").strip() or None)
     except CursorError as e:
         raise ApiError(422, f"query parameter 'cursor': {e}") from None
+    audit_phones(request, page.items, full_phone)
     items = [shown(c, full_phone) for c in page.items]
     return {"total": page.total, "limit": limit, "offset": offset, "next_cursor": page.next_cursor, "items": items}
 
@@ -409,10 +309,14 @@ def list_complaints(
 @router.get(
     "/api/complaints.csv", tags=["log"], response_class=Response, responses={200: {"content": {"text/csv": {}}}}
 )
-def export_complaints(svc: Svc, filters: LogFilters, request: Request, full_phone: FullPhone = False) -> Response:
+def export_complaints(
+    svc: Svc, filters: LogFilters, request: Request, who: Who, full_phone: FullPhone = False
+) -> Response:
     """Every complaint matching the filters as CSV (``csvfile``): all columns, one p_<label> column per label."""
+    may_see_phones(who, full_phone)
     rows = [csv_io.log_row(shown(c, full_phone)) for c in svc.store.list(filters, limit=None).items]
-    audit(request, "export", "complaints.csv", {"rows": len(rows), "query": str(request.query_params)})
+    detail = {"rows": len(rows), "query": str(request.query_params)} | ({"full_phone": True} if full_phone else {})
+    audit(request, "export", "complaints.csv", detail, who.districts)
     text = csv_io.write_rows(csv_io.LOG_COLUMNS, csv_io.probability_columns(svc.predictor.labels, rows), rows)
     headers = {"Content-Disposition": 'attachment; filename="complaints.csv"'}
     return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
@@ -426,9 +330,27 @@ def _existing(svc: Service, complaint_id: int, who: Principal) -> dict:
 
 
 @router.get("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
-def get_complaint(complaint_id: int, svc: Svc, who: Who, full_phone: FullPhone = False) -> dict:
+def get_complaint(complaint_id: int, svc: Svc, who: Who, request: Request, full_phone: FullPhone = False) -> dict:
     """One complaint, with the history of its status changes."""
-    return shown(_existing(svc, complaint_id, who), full_phone)
+    may_see_phones(who, full_phone)
+    found = _existing(svc, complaint_id, who)
+    audit_phones(request, [found], full_phone)
+    return shown(found, full_phone)
+
+
+def may_see_phones(who: Principal, full_phone: bool) -> None:
+    """Full phone numbers are for officers and above (a viewer sees them masked)."""
+    if full_phone:
+        require(who, "officer", "see full phone numbers (ask without full_phone=true for masked ones)")
+
+
+def audit_phones(request: Request, complaints: list[dict], full_phone: bool) -> None:
+    """Every read of full phone numbers is audited: the complaints whose phone it showed."""
+    shown_to = [c for c in complaints if full_phone and c.get("reporter_phone")]
+    if shown_to:
+        ids = [c["id"] for c in shown_to]
+        target = f"complaints {ids[0]}" + (f"-{ids[-1]}" if len(ids) > 1 else "")
+        audit(request, "phone_read", target, {"ids": ids}, [c["district"] for c in shown_to])
 
 
 @router.patch("/api/complaints/{complaint_id}", response_model=Complaint, tags=["log"])
@@ -454,9 +376,9 @@ def change_complaint(
     if changed is None:
         raise ApiError(404, f"no complaint with id {complaint_id}")
     asked = body.model_dump(exclude_none=True, exclude={"by"})
-    audit(request, "change", f"complaint {complaint_id}", asked)
+    audit(request, "change", f"complaint {complaint_id}", asked, [changed["district"]])
     if body.labels is not None and svc.alerts is not None:
-        svc.alerts.check([complaint_id])  # a corrected label may complete an outbreak
+        svc.alerts.poke()  # a corrected label may complete an outbreak: the update marked its check due
     return shown(changed, False)
 
 
@@ -533,7 +455,7 @@ def labels(svc: Svc) -> list[dict]:
 @router.get("/", include_in_schema=False)
 def index(request: Request) -> Response:
     """The page; with accounts on and nobody signed in, the login page first."""
-    if request.app.state.accounts.enabled and optional(request) is None:
+    if accounts_on(request) and optional(request) is None:
         return RedirectResponse("/login", status_code=303)
     return FileResponse(STATIC / "index.html", media_type="text/html")
 

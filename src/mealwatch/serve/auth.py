@@ -12,6 +12,7 @@ a token's requests need none (no browser sends it by itself).
 from __future__ import annotations
 
 import hmac
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Annotated
@@ -19,7 +20,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from ..accounts import LoginLimiter, allows, secret_hash
-from ..log import ComplaintLog, Scope, from_stored_time, in_scope, scope, to_stored_time
+from ..log import AuditEntry, ComplaintLog, Scope, from_stored_time, in_scope, scope, to_stored_time
 from ..records import Record
 from .errors import ApiError
 
@@ -95,6 +96,7 @@ class AccountSettings:
     """How accounts work in one service: on or off, session lifetimes, TLS, the login limiter."""
 
     enabled: bool = False
+    follow_log: bool = False  # off until the log holds a user, then on: `mealwatch users add` under a running server
     idle: timedelta = timedelta(minutes=30)  # a session unused this long ends
     absolute: timedelta = timedelta(hours=12)  # a session this old ends, however busy
     tls_proxy: bool = False  # behind a TLS-terminating proxy: the cookie is Secure although the request is http
@@ -103,6 +105,15 @@ class AccountSettings:
 
 def settings(request: Request) -> AccountSettings:
     return request.app.state.accounts
+
+
+def accounts_on(request: Request) -> bool:
+    """Whether this request needs an account. A service following its log turns accounts on for good at the first
+    request after a user was added (``mealwatch users add`` while it runs), without a restart."""
+    config = settings(request)
+    if not config.enabled and config.follow_log and store(request).has_users():
+        config.enabled = True
+    return config.enabled
 
 
 def store(request: Request) -> ComplaintLog:
@@ -125,7 +136,7 @@ def resolve(request: Request) -> Principal | None:
     if hasattr(request.state, "principal"):
         return request.state.principal
     found: Principal | None = LOCAL
-    if settings(request).enabled:
+    if accounts_on(request):
         found = _from_token(request) if "authorization" in request.headers else _from_session(request)
     request.state.principal = found
     return found
@@ -158,7 +169,7 @@ def _from_session(request: Request) -> Principal | None:
     if user["disabled"] or idle > config.idle or now - from_stored_time(found["started_at"]) > config.absolute:
         log.end_session(key_hash)
         if not user["disabled"]:
-            log.audit(user["name"], "session_expired", client=client_address(request))
+            log.audit(user["name"], "session_expired", client=client_address(request), districts=user["districts"])
         raise ApiError(
             401, "your session has ended (idle too long, too old, or the account was disabled): log in again"
         )
@@ -240,12 +251,32 @@ def place_in_scope(who: Principal, records: list[Record]) -> None:
             )
 
 
-def audit(request: Request, action: str, target: str | None = None, detail: dict | None = None) -> None:
-    """Record an action in the audit log (with accounts on; a local single-user service keeps none)."""
-    if not settings(request).enabled:
-        return
+def audit_entry(
+    request: Request,
+    action: str,
+    target: str | None = None,
+    detail: dict | None = None,
+    districts: Sequence[str | None] | None = None,
+) -> AuditEntry | None:
+    """The audit line of an action by this request's principal, concerning ``districts`` (None: the whole state);
+    None when accounts are off (a local single-user service keeps no audit log)."""
+    if not accounts_on(request):
+        return None
     who = resolve(request) if hasattr(request.state, "principal") else None
-    store(request).audit(who.name if who else None, action, target, detail, client_address(request))
+    return AuditEntry(who.name if who else None, action, target, detail or {}, client_address(request), districts)
+
+
+def audit(
+    request: Request,
+    action: str,
+    target: str | None = None,
+    detail: dict | None = None,
+    districts: Sequence[str | None] | None = None,
+) -> None:
+    """Record an action in the audit log (``audit_entry``), in a transaction of its own."""
+    entry = audit_entry(request, action, target, detail, districts)
+    if entry is not None:
+        store(request).audit(entry.actor, entry.action, entry.target, entry.detail, entry.client, entry.districts)
 
 
 def sweep_sessions(log: ComplaintLog, config: AccountSettings) -> int:

@@ -5,7 +5,9 @@ with the same ``Idempotency-Key`` header: the log stores each keyed request's an
 as its complaints (``ComplaintLog.add_many_once``), so a retry — even one racing the first — replays that
 answer (with ``Idempotent-Replayed: true``) instead of saving the complaints twice. The key of a request that
 was refused (a 4xx) is not used up. A key sent again with a different request is a 422. Keys are kept for
-``IDEMPOTENCY_HOURS``. A request that saves nothing ignores the header.
+``IDEMPOTENCY_HOURS``. A request that saves nothing ignores the header. Keys belong to the account that sent
+them (a user, whichever session; an API token; the local user without accounts): another account's request
+with the same key is its own request, saved as any other.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from ..log import ComplaintLog, SavedAnswer
+from .auth import Principal
 from .errors import ApiError
 
 HEADER = "Idempotency-Key"
@@ -25,10 +28,17 @@ MAX_KEY_CHARS = 200
 
 @dataclass
 class Once:
-    """A saving request's key and what it asks (its fingerprint)."""
+    """A saving request's key (as sent, and as stored: within its account) and what it asks (its fingerprint)."""
 
     key: str
     fingerprint: str
+    stored_key: str
+
+
+def account_key(who: Principal, key: str) -> str:
+    """The key as the log stores it: within the account that sent it (a user's sessions share their keys)."""
+    owner = {"session": "user", "token": "token"}.get(who.kind, who.kind)
+    return f"{owner} {who.name or ''}\n{key}"  # a name holds no line break: no two accounts' keys meet
 
 
 def request_key(request: Request) -> str | None:
@@ -54,14 +64,16 @@ def fingerprint(request: Request, *parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
-def once_for(store: ComplaintLog, request: Request, save: bool, *parts: str | bytes) -> Once | SavedAnswer | None:
-    """None when the request saves nothing or has no key; the stored answer when the key was used for this very
+def once_for(
+    store: ComplaintLog, request: Request, who: Principal, save: bool, *parts: str | bytes
+) -> Once | SavedAnswer | None:
+    """None when the request saves nothing or has no key; the stored answer when ``who`` used the key for this very
     request (a retry: nothing is classified again); else the key and fingerprint to save it under."""
     key = request_key(request)
     if key is None or not save:
         return None
-    once = Once(key, fingerprint(request, *parts))
-    saved = store.saved_answer(key)
+    once = Once(key, fingerprint(request, *parts), account_key(who, key))
+    saved = store.saved_answer(once.stored_key)
     if saved is None:
         return once
     check_same(once, saved)

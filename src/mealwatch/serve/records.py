@@ -84,7 +84,10 @@ def list_alerts(
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict:
-    """Outbreak alerts (of the account's districts), open ones first, then the most recent."""
+    """Outbreak alerts (of the account's districts), open ones first, then the most recent; the alerts of the
+    complaints saved before this request are in it (their check runs after each save: it waits up to 2 s)."""
+    if svc.alerts is not None:
+        svc.alerts.wait(timeout=2.0)
     page = svc.store.list_alerts(status, limit, offset, who.scope)
     return {"total": page.total, "limit": limit, "offset": offset, "items": page.items}
 
@@ -102,7 +105,7 @@ def acknowledge_alert(
     alert = svc.store.acknowledge_alert(alert_id, actor(who, body.by, officer), who.scope)
     if alert is None:
         raise ApiError(404, f"no alert with id {alert_id}")
-    audit(request, "acknowledge", f"alert {alert_id}")
+    audit(request, "acknowledge", f"alert {alert_id}", districts=[alert["district"]])
     return alert
 
 
