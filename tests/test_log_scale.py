@@ -13,7 +13,7 @@ import pytest
 from log_backends import complaint
 from test_serve_api import log_client, model_dir, predictor  # noqa: F401 - the tiny model and its clients
 
-from mealwatch.log import ComplaintChange, CursorError, Filters, NewComplaint, SavedAnswer
+from mealwatch.log import SCHEMA_VERSION, ComplaintChange, CursorError, Filters, NewComplaint, SavedAnswer
 from mealwatch.log.base import COLUMNS, DAILY_COUNTS, ORDERS, decode_row, utc_now, where_clause
 from mealwatch.log.counts import RECOUNT
 
@@ -336,7 +336,7 @@ def test_a_version_5_log_keeps_its_saved_answers_through_step_7(log_backend):
         (now,),
     )
     store = log_backend.open()
-    assert store.schema_version == 8
+    assert store.schema_version == SCHEMA_VERSION
     assert store.saved_answer("key-1") == SavedAnswer("fp", '{"id": 1}', "application/json", [1], True)
     replay = store.add_many_once("key-1", "fp", [complaint("lizard", ["foreign_object"], "high")], render)
     assert replay.replayed and store.count() == 1
@@ -379,7 +379,7 @@ def test_step_8_keeps_a_version_7_logs_review_order(log_backend):
             (f"complaint {i}", when, when, when, certainty, i == 4),
         )
     store = log_backend.open()
-    assert store.schema_version == 8
+    assert store.schema_version == SCHEMA_VERSION
     assert [c["text"] for c in store.list(order="review", limit=None).items] == [
         "complaint 4", "complaint 2", "complaint 3", "complaint 0", "complaint 1"
     ]  # fmt: skip
