@@ -255,3 +255,25 @@ def test_bad_arguments_are_rejected():
         TrainingArguments(class_weights="yes")
     with pytest.raises(ValueError, match="epochs must be at least 1"):
         TrainingArguments(epochs=0)
+
+
+def test_the_best_epoch_is_kept_without_a_copy_of_the_fixed_tensors(tiny_encoder_dir):
+    from mealwatch.training import build_pipeline, learned_state, lowest_layers_fixed, word_embeddings_fixed
+
+    args = fast_args(tiny_encoder_dir, frozen_layers=1)
+    model = build_pipeline(["a", "b"], True, args).model
+    with word_embeddings_fixed(model, args), lowest_layers_fixed(model, 1):
+        kept = learned_state(model)
+        assert "encoder.embeddings.word.weight" not in kept and not any(k.startswith("encoder.layers.0.") for k in kept)
+        assert any(k.startswith("encoder.layers.1.") for k in kept) and "head.weight" in kept
+        before = {k: v.clone() for k, v in model.state_dict().items()}
+        with torch.no_grad():
+            for p in model.parameters():
+                if p.requires_grad:
+                    p.add_(1.0)
+        model.load_state_dict(kept, strict=False)
+        assert all(torch.equal(v, before[k]) for k, v in model.state_dict().items())
+    assert all(p.requires_grad for name, p in model.named_parameters() if "embeddings.word" not in name)
+    with pytest.raises(ValueError, match="only 2 layers"):
+        with lowest_layers_fixed(model, 3):
+            pass

@@ -8,7 +8,6 @@ the pre-trained word-embedding table stays fixed. Both make an epoch about twice
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -220,6 +219,14 @@ def word_embeddings_fixed(model: Classifier, args: TrainingArguments) -> Iterato
         yield
 
 
+def learned_state(model: nn.Module) -> dict[str, Tensor]:
+    """A copy of the tensors training can change (parameters that learn, and buffers); the fixed ones — a frozen
+    250,000-row word table — are left out, so keeping the best epoch costs no second copy of them."""
+    learning = {name for name, p in model.named_parameters() if p.requires_grad}
+    buffers = {name for name, _ in model.named_buffers()}
+    return {k: v.detach().clone() for k, v in model.state_dict().items() if k in learning or k in buffers}
+
+
 @contextmanager
 def lowest_layers_fixed(model: Classifier, n: int) -> Iterator[None]:
     """With ``n`` > 0, the embeddings and the ``n`` lowest encoder layers stay fixed within the block: no gradient
@@ -321,7 +328,7 @@ def _train(
             improved = f1 > best_f1
             if improved:
                 best_f1, best_epoch, best_thresholds = f1, epoch, thresholds
-                best_state = copy.deepcopy(model.state_dict())
+                best_state = learned_state(model)
             if progress:
                 tqdm.write(f"epoch {epoch}/{args.epochs}: train loss {total / seen:.4f}, validation macro-F1 {f1:.4f}"
                            + (" (best so far)" if improved else ""))  # fmt: skip
@@ -329,7 +336,7 @@ def _train(
                 if progress:
                     tqdm.write(f"stopping early: no better validation macro-F1 for {args.patience} epochs")
                 break
-        model.load_state_dict(best_state)
+        model.load_state_dict(best_state, strict=False)  # the fixed tensors never changed
     model.config.thresholds = best_thresholds
     model.eval()
     fusion = None
