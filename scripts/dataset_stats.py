@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mealwatch.data import SPLIT_NAMES, bundled_data_dir, normalize_text, read_dataset
 from mealwatch.labels import LABELS
-from mealwatch.text import SCRIPTS
+from mealwatch.text import SCRIPTS as ALL_SCRIPTS
 
 
 def ngrams(text: str, n: int = 8) -> set[tuple[str, ...]]:
@@ -37,6 +37,7 @@ def main(folder: Path) -> None:
     n = len(every)
     print(f"complaints: {n}  (" + ", ".join(f"{k} {len(v)} = {len(v) / n:.1%}" for k, v in splits.items()) + ")\n")
 
+    scripts = [s for s in ALL_SCRIPTS if any(e.script == s for e in every)]  # the scripts this data set has
     print("| label | " + " | ".join(SPLIT_NAMES) + " | all |")
     print("|---|" + "---|" * (len(SPLIT_NAMES) + 1))
     for label in LABELS:
@@ -45,14 +46,14 @@ def main(folder: Path) -> None:
 
     print("\n| script | " + " | ".join(SPLIT_NAMES) + " | all |")
     print("|---|" + "---|" * (len(SPLIT_NAMES) + 1))
-    for script in SCRIPTS:
+    for script in scripts:
         counts = [splits[s].scripts().count(script) for s in SPLIT_NAMES]
         print(f"| {script} | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |")
 
-    print("\n| label | " + " | ".join(SCRIPTS) + " |  (all splits)")
-    print("|---|" + "---|" * len(SCRIPTS))
+    print("\n| label | " + " | ".join(scripts) + " |  (all splits)")
+    print("|---|" + "---|" * len(scripts))
     for label in LABELS:
-        counts = [sum(label in e.labels for e in every if e.script == script) for script in SCRIPTS]
+        counts = [sum(label in e.labels for e in every if e.script == script) for script in scripts]
         print(f"| {label} | " + " | ".join(map(str, counts)) + " |")
 
     sources = Counter()
@@ -73,7 +74,7 @@ def main(folder: Path) -> None:
     sizes = Counter(len(e.labels) for e in every)
     print("\nlabels per complaint: " + ", ".join(f"{k}: {sizes[k]} ({sizes[k] / n:.1%})" for k in sorted(sizes)))
 
-    for script in ("all", *SCRIPTS):
+    for script in ("all", *scripts):
         lengths = sorted(len(e.text.split()) for e in every if script in ("all", e.script))
         q = statistics.quantiles(lengths, n=10)
         print(

@@ -76,6 +76,9 @@ def test_spans_are_snapped_to_grapheme_clusters():
         ("khichdi me chhipkali giri thi, bachhe ulti kar rahe hai", "latn-hi"),
         ("The meal was served without dal because it was spoiled.", "latn-en"),
         ("12345 !!!", "latn-en"),
+        ("பள்ளி உணவில் பல்லி", "other"),  # Tamil: languages.detect_language names it
+        ("آج کھانے میں کیڑے تھے", "other"),
+        ("MDM me கறி", "latn-en"),  # mostly Latin letters
     ],
 )
 def test_detect_script(text, script):

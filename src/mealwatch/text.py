@@ -51,7 +51,7 @@ URL = r"(?i)(?:https?://|www\.)\S+|https? ?// ?t ?\.? ?co ?/ ?\w+"
 LINK_WORD = "link"
 
 #: values of the ``script`` column and of ``detect_script``
-SCRIPTS: tuple[str, ...] = ("latn-en", "latn-hi", "deva", "mixed")
+SCRIPTS: tuple[str, ...] = ("latn-en", "latn-hi", "deva", "mixed", "other")
 
 #: common Hindi function words and complaint words in Latin script; two different ones mark romanised Hindi
 HINDI_MARKERS = frozenset(
@@ -129,16 +129,21 @@ def devanagari_share(text: str) -> float:
 
 
 def detect_script(text: str) -> str:
-    """``deva``, ``mixed``, ``latn-hi`` (romanised Hindi) or ``latn-en``, from the letters and words of ``text``.
+    """``deva``, ``mixed``, ``latn-hi`` (romanised Hindi), ``latn-en`` or ``other``, from the letters and words of
+    ``text``.
 
-    Mostly Devanagari letters (80 % or more) is ``deva``; from 5 % up, ``mixed``; otherwise Latin text
-    with two different common Hindi words is ``latn-hi`` and the rest ``latn-en``.
+    Mostly Devanagari letters (80 % or more) is ``deva``; from 5 % up, ``mixed``; mostly letters of another script
+    (Tamil, Bengali, Urdu, ...: ``languages.detect_language`` names its language) is ``other``; otherwise Latin
+    text with two different common Hindi words is ``latn-hi`` and the rest ``latn-en``.
     """
     share = devanagari_share(text)
     if share >= 0.8:
         return "deva"
     if share >= 0.05:
         return "mixed"
+    letters = [c for c in text if c.isalpha()]
+    if letters and sum(c < "\u0250" or "\u1e00" <= c <= "\u1eff" for c in letters) < len(letters) / 2:
+        return "other"
     words = {w.lower() for w in regex.findall(r"[\p{L}\p{M}]+", text)}
     return "latn-hi" if len(words & HINDI_MARKERS) >= 2 else "latn-en"
 
