@@ -8,7 +8,7 @@ mealwatch's public paths only:
    classifies and saves the 100 (``POST /api/classify/batch``, ``save: true``: the model's labels stored);
 2. an officer sets each one's true labels (``PATCH /api/complaints/{id}`` with ``labels`` and ``by``);
 3. ``mealwatch export-training --db`` writes the training file (checked: exactly the 100 corrected rows);
-4. ``mealwatch train --add FILE`` with the default recipe (the adapted encoder of ``--home``'s cache is reused);
+4. ``mealwatch train --add FILE`` with the default recipe (the encoder folder of ``--home``'s cache is reused);
 5. ``mealwatch evaluate`` BEFORE (``--model``) and AFTER (the new run) on the 100 held out and on the bundled
    test split, and ``mealwatch evaluate --db`` on the corrected complaints (trained on: not a held-out figure).
 
@@ -184,7 +184,7 @@ def moved_labels(before: dict, after: dict) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="the BEFORE model (a `mealwatch train` folder)")
-    parser.add_argument("--home", type=Path, help="MEALWATCH_HOME whose cache holds the adapted encoder "
+    parser.add_argument("--home", type=Path, help="MEALWATCH_HOME whose cache holds the encoder folder "
                         "(default: $MEALWATCH_HOME, else mealwatch's default)")  # fmt: skip
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for training (default: 2)")
     parser.add_argument("--epochs", type=int, help="training epochs (default: mealwatch's default; a smaller number "
@@ -223,10 +223,9 @@ def main() -> int:
                        env, log=work / "train.log")  # fmt: skip
     seconds = time.perf_counter() - started
     folded = next((line for line in output.splitlines() if line.startswith("Corrections from")), "?")
-    encoder = json.loads((after / "config.json").read_text()).get("training", {}).get("encoder_path")
-    reused = encoder is not None and Path(encoder) in cached
-    state = "none adapted" if encoder is None else "reused from the cache" if reused else "built in this run"
-    print(f"{folded} Trained in {seconds:.0f} s; adapted encoder {encoder or ''} ({state}).")
+    now = set(encoders.iterdir()) if encoders.is_dir() else set()
+    state = "reused from the cache" if now == cached else "written in this run"
+    print(f"{folded} Trained in {seconds:.0f} s; encoder folder {state}.")
 
     held_out = write_labelled(kind.held_out, work / "held_out.csv")
     test = bundled_data_dir() / "test.csv"
@@ -239,7 +238,7 @@ def main() -> int:
           f"load average at the end {os.getloadavg()[0]:.1f}")  # fmt: skip
     recipe = "default recipe" if args.epochs is None else f"default recipe but --epochs {args.epochs}"
     print(f"Training (`mealwatch train --add`, {recipe}): {seconds:.0f} s wall; "
-          f"adapted encoder {state}\n")  # fmt: skip
+          f"encoder folder {state}\n")  # fmt: skip
     print("| set | texts | before macro-F1 (95 % interval) | after macro-F1 (95 % interval) | change |")
     print("|---|---:|---:|---:|---:|")
     for name, _, held in sets:

@@ -144,10 +144,7 @@ def test_threads_set_the_models_threads_and_a_bad_count_is_a_clear_error(trained
         assert main(["predict", "--model", str(trained["model"]), "--threads", "0", TEXTS[0]]) == 2
         err = capsys.readouterr().err
         assert "--threads must be a whole number from 1" in err and "Traceback" not in err
-        for command in (
-            ["train", "--data", str(trained["test"])],
-            ["adapt", "--out", str(trained["model"].parent / "enc")],
-        ):
+        for command in (["train", "--data", str(trained["test"])],):
             assert main([*command, "--threads", "-1"]) == 2  # refused before any work
             err = capsys.readouterr().err
             assert "--threads must be a whole number from 1" in err and "Traceback" not in err

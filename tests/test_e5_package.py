@@ -178,3 +178,16 @@ def test_parity_with_the_package_engine(tmp_path):
     assert cosine[strict].min() >= 0.999, f"cosine {cosine[worst]:.5f} on {texts[worst]!r}"
     for text, c, tokens in zip(texts, cosine, tokenizer(["query: " + t for t in np.array(texts)[~strict]]).tokens):
         assert "<unk>" in tokens and c >= 0.99, (text, c)
+
+
+def test_import_encoder_command(tiny_file, tmp_path, capsys):
+    from mealwatch.cli import main
+
+    path, _ = tiny_file
+    assert main(["import-encoder", "e5", "--source", str(path), "--out", str(tmp_path / "enc")]) == 0
+    assert "wrote" in capsys.readouterr().out and (tmp_path / "enc" / "tokenizer.json").is_file()
+    path.write_bytes(path.read_bytes()[:1000])
+    assert main(["import-encoder", "e5", "--source", str(path), "--out", str(tmp_path / "enc2")]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "truncated or damaged" in err and "Traceback" not in err
+    assert not (tmp_path / "enc2").exists()

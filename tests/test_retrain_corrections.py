@@ -1,6 +1,6 @@
 """benchmarks/retrain_corrections.py without training: its data file (labels, halves, no shared or bundled text),
 the file checks, the officer's loop over the service with a tiny model, the export check, and the per-label table;
-and that a retrain with corrections adapts the encoder on the training split before them (the cache is reused)."""
+and that `mealwatch train --add` trains on the training split with the corrections folded in."""
 
 from __future__ import annotations
 
@@ -15,11 +15,10 @@ from test_serve_api import tiny_classifier
 from mealwatch import jobs
 from mealwatch.cli import main
 from mealwatch.corrections import corrected_complaints
-from mealwatch.data import Dataset, Example, bundled_data_dir, read_dataset
+from mealwatch.data import bundled_data_dir, read_dataset
 from mealwatch.labels import LABELS
 from mealwatch.log import Filters, open_log
 from mealwatch.splits import normalize_text
-from mealwatch.training import TrainingArguments
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = "text,labels,sender,split\n"
@@ -143,28 +142,7 @@ def test_the_held_out_file_reads_back_as_the_kind(kind, tmp_path):
     assert [(e.text, e.labels) for e in written.examples] == [(c.text, c.labels) for c in kind.held_out]
 
 
-def test_a_retrain_with_corrections_adapts_the_encoder_on_the_training_split_before_them(monkeypatch, tmp_path):
-    base = Dataset.from_examples([Example("khana me kida tha", ("foreign_object",), 1)], ["foreign_object"], True)
-    folded = Dataset.from_examples(base.examples + [Example("dl m kida", ("foreign_object",), 0)], base.label_set, True)
-    seen = []
-
-    class Adapted(Exception):
-        pass
-
-    def adapted_encoder(train, parallel, base_path=None, recipe=None, progress=True):
-        seen.append([e.text for e in train.examples])
-        raise Adapted  # stop before training
-
-    monkeypatch.setattr(jobs, "adapted_encoder", adapted_encoder)
-    splits = {"train": folded, "validation": base}
-    with pytest.raises(Adapted):
-        jobs.train_and_save(splits, TrainingArguments(), tmp_path, adapt="on", parallel=[], adapt_on=base)
-    with pytest.raises(Adapted):
-        jobs.train_and_save(splits, TrainingArguments(), tmp_path, adapt="on", parallel=[])
-    assert seen == [["khana me kida tha"], ["khana me kida tha", "dl m kida"]]
-
-
-def test_train_add_passes_the_split_before_the_corrections_for_adaptation(monkeypatch, tmp_path):
+def test_train_add_trains_with_the_corrections_folded_in(monkeypatch, tmp_path):
     (tmp_path / "train.csv").write_text("text,labels\nkhana me kida tha,foreign_object\nmdm band,meal_not_served\n")
     (tmp_path / "val.csv").write_text("text,labels\ndal me keeda,foreign_object\nkhana nahi bana,meal_not_served\n")
     (tmp_path / "corrected.csv").write_text("text,labels\nmdm nhi bna aj,meal_not_served\n")
@@ -174,11 +152,11 @@ def test_train_add_passes_the_split_before_the_corrections_for_adaptation(monkey
         pass
 
     def train_and_save(splits, args, out, progress=True, **kwargs):
-        calls.append(([e.text for e in splits["train"].examples], [e.text for e in kwargs["adapt_on"].examples]))
+        calls.append([e.text for e in splits["train"].examples])
         raise Trained
 
     monkeypatch.setattr(jobs, "train_and_save", train_and_save)
     with pytest.raises(Trained):
         main(["train", "--data", str(tmp_path / "train.csv"), "--validation", str(tmp_path / "val.csv"),
               "--add", str(tmp_path / "corrected.csv"), "--quiet"])  # fmt: skip
-    assert calls == [(["khana me kida tha", "mdm band", "mdm nhi bna aj"], ["khana me kida tha", "mdm band"])]
+    assert calls == [["khana me kida tha", "mdm band", "mdm nhi bna aj"]]

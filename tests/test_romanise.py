@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from mealwatch.adapt import vocabulary
 from mealwatch.romanise import fold_spelling, romanise, romanise_text
 
 WORDS = {
@@ -45,10 +44,6 @@ def test_emoji_and_their_joiners_are_left_alone():
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # man ZWJ woman ZWJ girl: one emoji
     text = f"{family} दाल\u200d ठंडी 😡🙏🏽"
     assert romanise_text(text) == f"{family} dal thandi 😡🙏🏽"  # a joiner inside a Devanagari run goes with it
-
-
-def test_the_vocabulary_extension_uses_the_one_romanisation():
-    assert vocabulary.romanise is romanise
 
 
 @pytest.mark.parametrize(

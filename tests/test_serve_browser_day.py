@@ -147,7 +147,7 @@ def test_a_day_at_the_district_office(page, server, tiny_encoder_dir, tmp_path, 
     write_rows(validation, VALIDATION)
     capsys.readouterr()
     args = ["train", "--data", str(base), "--validation", str(validation), "--add", str(corrected),
-            "--encoder", str(tiny_encoder_dir), "--labels", ",".join(LABELS), "--adapt", "off", "--epochs", "30",
+            "--encoder", str(tiny_encoder_dir), "--labels", ",".join(LABELS), "--epochs", "30",
             "--patience", "30", "--lr", "3e-3", "--batch-size", "4", "--seed", "0", "--out", str(run),
             "--quiet"]  # fmt: skip
     assert main(args) == 0

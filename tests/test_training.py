@@ -177,24 +177,6 @@ def test_word_embeddings_stay_fixed_when_fine_tuning_only(tiny_encoder_dir, spli
     assert not torch.equal(free.pipeline.encoder.embeddings.word.weight, checkpoint.embeddings.word.weight)
 
 
-def test_fine_tuning_an_extended_vocabulary_trains_the_added_rows_alone(tiny_encoder_dir, splits, tmp_path):
-    from mealwatch.adapt.recipe import AdaptArguments, adapt_encoder, read_adaptation
-
-    hindi = [("बच्चों को खाना खाने के बाद उल्टी हुई", "illness"), ("खिचड़ी में छिपकली गिरी थी", "foreign_object"),
-             ("दाल में कीड़े थे", "foreign_object"), ("खाने के बाद पेट दर्द हुआ", "illness")] * 2  # fmt: skip
-    adapted = adapt_encoder(tmp_path / "enc", [t for t, _ in hindi] * 3, [], base=tiny_encoder_dir,
-                            args=AdaptArguments(pieces=200, distill_epochs=0, batch_size=4))  # fmt: skip
-    kept = read_adaptation(adapted)["pretrained_vocab_size"]
-    start = Encoder.from_pretrained(adapted).embeddings.word.weight.detach()  # (V, H)
-    assert start.size(0) > kept  # pieces were added
-    train_set = make_dataset(COMPLAINTS[::2] + hindi)
-    tuned = train(train_set, splits[1], fast_args(adapted, epochs=1), progress=False).pipeline.encoder
-    word = tuned.embeddings.word
-    assert type(word) is torch.nn.Embedding and word.weight.shape == start.shape  # one table again, as saved
-    assert torch.equal(word.weight[:kept], start[:kept])  # the pre-trained rows as they were
-    assert not torch.equal(word.weight[kept:], start[kept:])  # the added rows learned
-
-
 def test_length_buckets_cover_every_text_once_with_similar_lengths():
     lengths = torch.tensor([5, 40, 6, 41, 7, 42, 8, 43, 5, 40, 6, 41])
     batches = length_buckets(lengths, 2, torch.Generator().manual_seed(0))

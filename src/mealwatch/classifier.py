@@ -44,6 +44,7 @@ class ClassifierConfig:
     )  # review.ReviewPolicy (close-call margin chosen on validation)
     ngram_weight: float = 0.0  # weight of the n-gram channel in the fused probabilities (0: none; ngram_channel)
     encoder_thresholds: list[float] | None = None  # with a channel: the thresholds tuned for the encoder alone
+    translit_weight: float = 0.0  # weight of the Devanagari view of romanised Hindi (0: none; transliteration.py)
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLINGS:
@@ -56,6 +57,8 @@ class ClassifierConfig:
             raise ValueError(f"{len(self.thresholds)} thresholds for {len(self.labels)} labels")
         if not 0.0 <= self.ngram_weight < 1.0:
             raise ValueError(f"ngram_weight must be in [0, 1), not {self.ngram_weight}")
+        if not 0.0 <= self.translit_weight <= 1.0:
+            raise ValueError(f"translit_weight must be in [0, 1], not {self.translit_weight}")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

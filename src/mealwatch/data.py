@@ -362,27 +362,6 @@ def read_parallel(path: str | Path | None = None) -> list[ParallelComplaint]:
     ]
 
 
-@dataclass(frozen=True)
-class ParallelSentence:
-    """One everyday English sentence (no labels: not a complaint) with its Devanagari and romanised renderings."""
-
-    english: str
-    devanagari: str
-    romanised: str
-
-
-def everyday_sentences_file() -> Path:
-    """The bundled everyday parallel sentences (data/hindi_parallel/everyday.csv in the source tree)."""
-    return bundled_data_dir().parent / "hindi_parallel" / "everyday.csv"
-
-
-def read_parallel_sentences(path: str | Path | None = None) -> list[ParallelSentence]:
-    """Everyday parallel sentences (columns english,devanagari,romanised): the bundled file, or another."""
-    path = Path(path) if path is not None else everyday_sentences_file()
-    rows = _parallel_rows(path, ("english", "devanagari", "romanised"))
-    return [ParallelSentence(row["english"], row["devanagari"], row["romanised"]) for row in rows]
-
-
 def _parallel_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
     """The rows of a parallel CSV, each column stripped; DataError naming the line for a missing column or value."""
     rows = []

@@ -1,4 +1,5 @@
-"""Fitting the n-gram channel (``ngram_channel``) and choosing its fusion weight on validation.
+"""Fitting the n-gram channel (``ngram_channel``) and choosing its fusion weight on validation; the same choice
+for the Devanagari view of romanised Hindi (``transliteration``).
 
 The channel is fitted with the TF-IDF baseline's rule (``baselines.tuned_logistic``: balanced class
 weights, C chosen by validation macro-F1); the weight w of
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 #: the fusion weights tried on validation (ties go to the smaller weight: the encoder alone first)
 WEIGHT_GRID = tuple(round(0.1 * k, 1) for k in range(9))
+#: the Devanagari view's weights: up to 1, the view alone for the texts it changes
+VIEW_GRID = tuple(round(0.1 * k, 1) for k in range(11))
 #: logit given to a label the training split never showed (single-label data): probability ~0
 ABSENT_LOGIT = -30.0
 
@@ -98,16 +101,18 @@ class FusionChoice:
     weight: float
     thresholds: list[float] | None  # multi-label: tuned for the fused probabilities
     scores: dict[float, float]
+    name: str = "n-gram channel"  # what was fused
 
     def summary(self) -> str:
         tried = ", ".join(f"{w:g}: {s:.4f}" for w, s in self.scores.items())
-        return f"n-gram channel weight {self.weight:g} (validation macro-F1 by weight: {tried})"
+        return f"{self.name} weight {self.weight:g} (validation macro-F1 by weight: {tried})"
 
 
 def choose_weight(
-    encoder_probabilities: np.ndarray, ngram_probabilities: np.ndarray, targets: np.ndarray, multi_label: bool
-) -> FusionChoice:
-    """The weight in ``WEIGHT_GRID`` whose fused validation probabilities score the best macro-F1
+    encoder_probabilities: np.ndarray, ngram_probabilities: np.ndarray, targets: np.ndarray, multi_label: bool,
+    grid: Sequence[float] = WEIGHT_GRID,
+) -> FusionChoice:  # fmt: skip
+    """The weight in ``grid`` whose fused validation probabilities score the best macro-F1
     (multi-label: with thresholds tuned on them, as training does); ties go to the smaller weight."""
     from sklearn.metrics import f1_score
 
@@ -116,7 +121,7 @@ def choose_weight(
 
     scores: dict[float, float] = {}
     best: FusionChoice | None = None
-    for w in WEIGHT_GRID:
+    for w in grid:
         fused = fuse(encoder_probabilities, ngram_probabilities, w)  # (N, L)
         thresholds = tune_thresholds(fused, targets) if multi_label else None
         decided = as_targets(decide(fused, multi_label=multi_label, thresholds=thresholds), multi_label)
@@ -134,4 +139,37 @@ def add_ngram_channel(pipeline: "Pipeline", train_set: LabelledTexts, validation
     ngram_probabilities = channel.probabilities(validation_set.texts)  # (N, L)
     choice = choose_weight(encoder_probabilities, ngram_probabilities, validation_set.targets(), pipeline.multi_label)
     pipeline.fuse_ngram_channel(channel, choice.weight, choice.thresholds)
+    return choice
+
+
+def lexicon_texts(train_set: "LabelledTexts") -> list[str]:
+    """The Devanagari the transliteration lexicon learns from: the training texts, and the bundled training
+    complaints with their Devanagari renderings (never a validation or test complaint)."""
+    from .data import bundled_data_dir, read_dataset, read_parallel
+
+    texts = list(train_set.texts)
+    train_file = bundled_data_dir() / "train.csv"
+    if train_file.is_file():
+        texts += read_dataset(train_file).texts + [p.devanagari for p in read_parallel()]
+    return texts
+
+
+def add_translit_view(
+    pipeline: "Pipeline", train_set: "LabelledTexts", validation_set: "LabelledTexts"
+) -> FusionChoice:
+    """Learn the Devanagari lexicon and fuse the view of the validation texts it changes at the weight validation
+    macro-F1 prefers (0: no view); texts it leaves as they are keep the encoder's probabilities."""
+    from .transliteration import DevanagariLexicon
+
+    lexicon = DevanagariLexicon.from_texts(lexicon_texts(train_set))
+    texts = list(validation_set.texts)
+    plain = pipeline.probabilities(texts).numpy()  # (N, L)
+    views = [lexicon.view(t) for t in texts]
+    changed = [i for i, (t, v) in enumerate(zip(texts, views)) if v != t]
+    seen = plain.copy()  # (N, L): the view's probabilities where it changed the text
+    if changed:
+        seen[changed] = pipeline.probabilities([views[i] for i in changed]).numpy()
+    choice = choose_weight(plain, seen, validation_set.targets(), pipeline.multi_label, VIEW_GRID)
+    choice.name = "Devanagari view"
+    pipeline.fuse_translit_view(lexicon, choice.weight, choice.thresholds)
     return choice

@@ -35,6 +35,7 @@ from .languages import detect_language
 from .review import ReviewPolicy, reasons, unreadable_shares
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder
+from .transliteration import DevanagariLexicon
 
 if TYPE_CHECKING:
     from .data import Dataset
@@ -84,10 +85,12 @@ class Pipeline:
         forward: Callable[..., Any] | None = None,
         mode: str = "fp32",
         ngram: NgramChannel | None = None,
+        translit: DevanagariLexicon | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.ngram = ngram
+        self.translit = translit
         self.folder = folder  # where it was loaded from, if it was
         self.forward = forward if forward is not None else model
         self.mode = mode
@@ -96,7 +99,7 @@ class Pipeline:
 
     def with_model(self, model: Classifier, forward: Callable[..., Any] | None = None) -> "Pipeline":
         """The same tokenizer and policies around another model (e.g. a converted copy)."""
-        return Pipeline(model, self.tokenizer, self.folder, forward=forward, ngram=self.ngram)
+        return Pipeline(model, self.tokenizer, self.folder, forward=forward, ngram=self.ngram, translit=self.translit)
 
     def prepare(
         self,
@@ -209,6 +212,16 @@ class Pipeline:
         self.config.encoder_thresholds = self.config.thresholds
         self.ngram, self.config.ngram_weight, self.config.thresholds = channel, float(weight), thresholds
 
+    def fuse_translit_view(
+        self, lexicon: DevanagariLexicon | None, weight: float, thresholds: list[float] | None
+    ) -> None:
+        """Read romanised Hindi also in Devanagari (``transliteration``) and fuse the two readings at ``weight``,
+        deciding with ``thresholds`` (tuned for the fused probabilities); ``weight`` 0 or no lexicon: no view."""
+        if lexicon is None or weight == 0:
+            self.translit, self.config.translit_weight = None, 0.0
+            return
+        self.translit, self.config.translit_weight, self.config.thresholds = lexicon, float(weight), thresholds
+
     def without_ngram_channel(self) -> None:
         """Drop the n-gram channel: from now on the encoder's probabilities alone, decided with its own thresholds."""
         thresholds = self.encoder_thresholds()
@@ -264,6 +277,25 @@ class Pipeline:
     def _read(self, texts: list[str], batch_size: int) -> tuple[Tensor, list[bool], list[float]]:
         """(N, L) probabilities; per text, whether it was cut and its unreadable share.
 
+        The encoder's probabilities, fused with those of the Devanagari view of the texts it changes (when the
+        model keeps a transliteration view), then with the n-gram channel's (when it keeps one).
+        """
+        out, truncated, unreadable = self._encoder_read(texts, batch_size)
+        if self.translit is not None and self.config.translit_weight > 0:  # p = (1 − v) · p(text) + v · p(view)
+            views = [self.translit.view(t) for t in texts]
+            changed = [i for i, (t, v) in enumerate(zip(texts, views)) if v != t]
+            if changed:
+                seen = self._encoder_read([views[i] for i in changed], batch_size)[0]  # (C, L)
+                fused = fuse(out[changed].numpy(), seen.numpy(), self.config.translit_weight)
+                out[changed] = torch.from_numpy(fused).float()
+        if self.ngram is not None:  # p = (1 − w) · p_encoder + w · p_ngram
+            out = torch.from_numpy(fuse(out.numpy(), self.ngram.probabilities(texts), self.config.ngram_weight)).float()
+        return out, truncated, unreadable
+
+    @torch.inference_mode()
+    def _encoder_read(self, texts: list[str], batch_size: int) -> tuple[Tensor, list[bool], list[float]]:
+        """The encoder's (N, L) probabilities; per text, whether it was cut and its unreadable share.
+
         Texts are tokenized a chunk at a time, sorted by length and cut into passes of at most ``batch_size``
         texts that waste little on padding or on the fixed cost of a pass (``inference.batches``).
         """
@@ -291,8 +323,6 @@ class Pipeline:
                 out[start + idx] = model.probabilities(logits).float()
         if was_training:
             model.train()
-        if self.ngram is not None:  # p = (1 − w) · p_encoder + w · p_ngram
-            out = torch.from_numpy(fuse(out.numpy(), self.ngram.probabilities(texts), self.config.ngram_weight)).float()
         return out, truncated, unreadable
 
     def word_attention(self, text: str, include_special: bool = True) -> "WordAttention":
@@ -314,6 +344,8 @@ class Pipeline:
             self.tokenizer.save(folder)
             if self.ngram is not None:
                 self.ngram.save(folder)
+            if self.translit is not None:
+                self.translit.save(folder)
             tensors = {k: v.detach().contiguous().cpu() for k, v in self.model.state_dict().items()}
             save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
             # config.json last: a folder without it is never taken for a classifier
@@ -397,7 +429,9 @@ class Pipeline:
                 f"{folder / WEIGHTS_FILE} does not match its config.json:\n  " + "\n  ".join(problems)
             )
         model.load_state_dict(tensors, strict=True)
-        return cls(model.eval(), Tokenizer.from_pretrained(folder), folder, ngram=ngram_channel_of(folder, config))
+        translit = DevanagariLexicon.load(folder) if config.translit_weight > 0 else None
+        return cls(model.eval(), Tokenizer.from_pretrained(folder), folder, ngram=ngram_channel_of(folder, config),
+                   translit=translit)  # fmt: skip
 
 
 def ngram_channel_of(folder: Path, config: ClassifierConfig) -> NgramChannel | None:

@@ -25,10 +25,8 @@ from .encoders import encoder_folder
 from .decisions import as_targets
 from .evaluation import evaluate_pipeline
 from .pipeline import Pipeline
-from .adapt.recipe import read_adaptation
-from .adapt.vocabulary import added_rows_learning
 from .memory import MemoryReleaser
-from .ngram_training import FusionChoice, add_ngram_channel
+from .ngram_training import FusionChoice, add_ngram_channel, add_translit_view
 from .review import ReviewPolicy, choose_margin, language_quality
 from .transformer.precision import cpu_has_bf16
 from .tokenizer import Tokenizer
@@ -84,6 +82,7 @@ class TrainingArguments:
     frozen_layers: int = 0  # keep the embeddings and this many of the lowest encoder layers fixed (faster backward)
     bf16: bool | None = None  # bfloat16 autocast for the training steps; None: when the CPU has native bf16
     ngram_channel: bool = True  # fit the n-gram channel and fuse it at the weight validation prefers (0: not kept)
+    translit_view: bool = True  # read romanised Hindi also in Devanagari, fused at the weight validation prefers
 
     def __post_init__(self) -> None:
         if self.class_weights not in ("auto", "on", "off"):
@@ -105,6 +104,7 @@ class TrainingResult:
     seconds: float
     validation_report: "EvaluationReport | None" = field(default=None)
     fusion: FusionChoice | None = None  # the n-gram channel's weight chosen on validation, when one was fitted
+    translit: FusionChoice | None = None  # the Devanagari view's weight chosen on validation, when one was tried
 
 
 def build_pipeline(labels: Sequence[str], multi_label: bool, args: TrainingArguments) -> Pipeline:
@@ -204,19 +204,16 @@ def validation_scores(pipeline: Pipeline, texts: list[str], targets: np.ndarray)
 @contextmanager
 def word_embeddings_fixed(model: Classifier, args: TrainingArguments) -> Iterator[None]:
     """With ``args.freeze_word_embeddings`` (and a pre-trained encoder), the pre-trained word embeddings stay fixed
-    within the block; rows added by vocabulary extension still learn (``adapt.vocabulary.added_rows_learning``)."""
-    if not (args.freeze_word_embeddings and args.pretrained):
+    within the block."""
+    word = model.encoder.embeddings.word.weight
+    fixed = args.freeze_word_embeddings and args.pretrained and word.requires_grad
+    if fixed:
+        word.requires_grad_(False)
+    try:
         yield
-        return
-    word = model.encoder.embeddings.word
-    adaptation = read_adaptation(encoder_folder(args.encoder_path))
-    keep = adaptation["pretrained_vocab_size"] if adaptation else word.num_embeddings
-    if keep >= word.num_embeddings:
-        word.weight.requires_grad_(False)
-        yield
-        return
-    with added_rows_learning(model.encoder, keep):
-        yield
+    finally:
+        if fixed:
+            word.requires_grad_(True)
 
 
 def learned_state(model: nn.Module) -> dict[str, Tensor]:
@@ -339,6 +336,11 @@ def _train(
         model.load_state_dict(best_state, strict=False)  # the fixed tensors never changed
     model.config.thresholds = best_thresholds
     model.eval()
+    translit = None
+    if args.translit_view:
+        translit = add_translit_view(pipeline, train_set, validation_set)
+        if progress:
+            tqdm.write(translit.summary())
     fusion = None
     if args.ngram_channel:
         fusion = add_ngram_channel(pipeline, train_set, validation_set)
@@ -348,7 +350,7 @@ def _train(
     report = evaluate_pipeline(pipeline, validation_set, bootstrap=0)  # the interval belongs to the test report
     policy.language_f1 = language_quality(report.by_language)  # each language's quality, as measured here
     model.config.review = policy.to_dict()
-    return TrainingResult(pipeline, history, best_epoch, time.perf_counter() - started, report, fusion)
+    return TrainingResult(pipeline, history, best_epoch, time.perf_counter() - started, report, fusion, translit)
 
 
 def _check_compatible(train_set: LabelledTexts, validation_set: LabelledTexts) -> None:

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 #: sub-command modules, in the order ``--help`` lists them
-COMMANDS = ["embed", "adapt", "train", "evaluate", "predict", "compare", "attention", "explain", "serve", "export",
-            "export_training", "users", "tokens"]  # fmt: skip
+COMMANDS = ["embed", "import_encoder", "train", "evaluate", "predict", "compare", "attention", "explain", "serve",
+            "export", "export_training", "users", "tokens"]  # fmt: skip
 
 #: ``--precision`` values (mealwatch.inference.PRECISION_CHOICES, kept here so ``--help`` does not import torch)
 PRECISION_CHOICES = ("auto", "fp32", "bf16", "int8")

@@ -46,12 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--labels", help="the label set, comma-separated (default: the labels found in the data)")
     p.add_argument("--encoder", help="the pre-trained encoder to start from: e5 (multilingual-e5-small, about 100 "
                    "languages; the default), minilm (all-MiniLM-L6-v2, English) or a checkpoint folder")  # fmt: skip
-    p.add_argument("--adapt", choices=["auto", "on", "off"], default="auto",
-                   help="teach the encoder Hindi first (vocabulary extension and distillation, cached; see "
-                   "`mealwatch adapt`): auto = when no --encoder is given and 10%% or more of the training texts "
-                   "are Hindi (default)")  # fmt: skip
     p.add_argument("--parallel", type=Path, help="a CSV of parallel renderings (english,labels,devanagari,romanised) "
-                   "of training complaints, added to the training split and used to adapt the encoder "
+                   "of training complaints, added to the training split "
                    "(default: the bundled parallel.csv when training on the bundled complaints)")  # fmt: skip
     p.add_argument(
         "--add",
@@ -107,7 +103,6 @@ def run(args: argparse.Namespace) -> int:
         splits = load_training_data(args.data, args.validation, args.test, **read_kwargs)
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
-    before_corrections = splits["train"]  # the encoder is adapted on it: corrections do not rebuild the cache
     if args.add is not None:
         from mealwatch.corrections import fold_in, read_additions
 
@@ -121,8 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
     parallel = read_parallel(args.parallel) if args.parallel else None  # None: the bundled renderings, if bundled
     print(describe_start(splits, training_args), flush=True)
-    finished = train_and_save(splits, training_args, args.out, progress=not args.quiet, adapt=args.adapt,
-                              parallel=parallel, adapt_on=before_corrections)  # fmt: skip
+    finished = train_and_save(splits, training_args, args.out, progress=not args.quiet, parallel=parallel)
     print(describe_result(finished))
     return 0
 

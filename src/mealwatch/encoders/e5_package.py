@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..transformer.checkpoint import CheckpointError
+
 MAGIC = b"E5S1"
 BLOCK = 32  # weights per 4-bit block
 #: one 4-bit block: fp16 scale, then 16 bytes of two nibbles each
@@ -56,7 +58,7 @@ EMBEDDING_NAMES = {
 SPECIAL_PIECES = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
 
 
-class E5FileError(ValueError):
+class E5FileError(CheckpointError):
     """The 4-bit e5 file cannot be read; the message names the file and what is wrong with it."""
 
 

@@ -1,1 +1,0 @@
-"""Teaching the encoder a language: vocabulary extension, multilingual distillation, masked-LM pre-training."""
