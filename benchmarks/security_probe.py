@@ -10,10 +10,14 @@ save. Prints the answers by status, the number of 5xx answers and the number of 
 were refused (the log's complaints, and the complaints and alerts a request could change, before and after each
 refused request). It does so twice: without accounts, and with accounts on, signed in as a state admin (a session
 cookie and its CSRF token). Then it runs the role matrix (tests/role_matrix.py: every route x no session, viewer,
-officer, admin, another district's officer, an expired session, a revoked token, a disabled user) and prints the
-statuses that differ from the expected ones. Targets: 0 5xx, 0 rows written, 0 unexpected statuses.
+officer, admin, another district's officer, a district's admin, an expired session, a revoked token, a disabled
+user; full-phone reads and a district admin's grants among the requests) and prints the statuses that differ from
+the expected ones. Last, issue 27's cases, one line per defect with its count (trust_scope.py: scope and privilege,
+in-process; trust_load.py: attacks and failures on real servers — login storms, list bombs, half-open connections,
+a 2,000-row upload with alerts and a stop, PostgreSQL stopped under load, damaged weights and logs). Targets: 0 5xx,
+0 rows written, 0 unexpected statuses, 0 for every case.
 
-    python benchmarks/security_probe.py [--inputs 1200] [--seed 0]
+    python benchmarks/security_probe.py [--inputs 1200] [--seed 0] [--half-open 5000] [--no-load]
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import argparse
 import base64
 import collections
 import json
+import logging
 import random
 import sys
 import tempfile
@@ -423,9 +428,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--inputs", type=int, default=1200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--half-open", type=int, default=5000, help="half-open connections for item 13")
+    parser.add_argument("--no-load", action="store_true", help="skip the cases on real servers (trust_load.py)")
     args = parser.parse_args()
+    logging.getLogger("mealwatch.alerts").setLevel(logging.ERROR)  # the alerts the cases raise are expected
 
     from fastapi.testclient import TestClient
+
+    import trust_load  # issue 27's cases, beside this script
+    import trust_scope
 
     from mealwatch.accounts import hash_password, new_secret, secret_hash
     from mealwatch.serve import create_app
@@ -449,6 +460,11 @@ def main() -> int:
             good &= probe(app, client, args.inputs, args.seed)
         print("\n== the role matrix")
         good &= role_matrix(model, Path(tmp) / "matrix.db")
+        print("\n== issue 27: scope and privilege (counts: target 0)")
+        good &= trust_scope.run(model, Path(tmp))
+        if not args.no_load:
+            print("\n== issue 27: under attack and failure (counts: target 0; figures in brackets)")
+            good &= trust_load.run(model, Path(tmp), args.half_open)
     return 0 if good else 1
 
 

@@ -13,6 +13,7 @@ from test_serve_api import local_client, model_dir, predictor  # noqa: F401 - th
 from test_serve_fuzz import FUZZ, JSON_VALUES, ODD_NAMES, TEXTS, maybe
 
 from mealwatch.accounts import LoginLimiter, hash_password
+from mealwatch.accounts.limiter import LIMITS, Limit
 from mealwatch.serve import create_app
 from mealwatch.serve.auth import AccountSettings
 
@@ -25,7 +26,8 @@ DISTRICTS = st.one_of(st.lists(st.one_of(st.sampled_from(["Gaya", "*", ""]), ODD
 
 @pytest.fixture(scope="module")
 def admin(predictor, tmp_path_factory):  # noqa: F811
-    settings = AccountSettings(limiter=LoginLimiter(max_failures=10**9))  # the limit has its own test
+    unlimited = {kind: Limit(10**9, 1.0) for kind in LIMITS}
+    settings = AccountSettings(limiter=LoginLimiter(limits=unlimited))  # the limits have their own tests
     app = create_app(db_path=tmp_path_factory.mktemp("fuzz") / "log.db", predictor=predictor, accounts=True,
                      account_settings=settings)  # fmt: skip
     app.state.service.store.add_user("asha", hash_password("admin-password-1"), "admin", ["*"])

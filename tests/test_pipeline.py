@@ -127,6 +127,7 @@ def test_saved_model_reloads_and_predicts_identically(tiny_config, tokenizer, tm
     assert sorted(f.name for f in (tmp_path / "model").iterdir()) == [
         "config.json",
         "model.safetensors",
+        "model.sha256",  # the weights' SHA-256, checked at every load (checksums.py)
         "tokenizer.json",
     ]
     assert is_classifier_dir(tmp_path / "model")

@@ -7,8 +7,9 @@ A ``Pipeline`` owns what turns text into a decision, so that no front end needs 
 
 and it saves and loads the model folder: ``model.safetensors`` (every tensor of encoder and head),
 ``config.json`` (architecture, labels, thresholds, review policy, training arguments, the format key
-``mealwatch_classifier``), ``tokenizer.json`` and, when training kept one, the n-gram channel fused
-with the encoder's probabilities (``ngram_channel``), written atomically.
+``mealwatch_classifier``), ``tokenizer.json``, ``model.sha256`` (the weights' SHA-256, checked at every
+load: ``checksums``) and, when training kept one, the n-gram channel fused with the encoder's probabilities
+(``ngram_channel``), written atomically.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import torch
 from torch import Tensor
 
 from .atomic import write_folder_atomically
+from .checksums import check_digest, record_digest
 from .classifier import CONFIG_FILE, WEIGHTS_FILE, Classifier, ClassifierConfig, is_classifier_dir, read_config
 from .decisions import decide
 from .inference.batches import cut_by_length
@@ -348,6 +350,7 @@ class Pipeline:
                 self.translit.save(folder)
             tensors = {k: v.detach().contiguous().cpu() for k, v in self.model.state_dict().items()}
             save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
+            record_digest(folder, WEIGHTS_FILE)  # checked at every load: a damaged file is never served
             # config.json last: a folder without it is never taken for a classifier
             (folder / CONFIG_FILE).write_text(json.dumps(self.config.to_dict(), indent=2), encoding="utf-8")
 
@@ -412,6 +415,8 @@ class Pipeline:
             tensors = load_file(str(folder / WEIGHTS_FILE))
         except FileNotFoundError as e:
             raise CheckpointError(f"{folder} has no {WEIGHTS_FILE}: the model folder is incomplete") from e
+        except CheckpointError:
+            raise
         except (SafetensorError, OSError, ValueError, RuntimeError) as e:
             raise CheckpointError(f"{folder / WEIGHTS_FILE} is damaged or truncated and cannot be read: {e}") from e
         expected = model.state_dict()
@@ -428,6 +433,7 @@ class Pipeline:
             raise CheckpointError(
                 f"{folder / WEIGHTS_FILE} does not match its config.json:\n  " + "\n  ".join(problems)
             )
+        check_digest(folder, WEIGHTS_FILE)  # a file damaged or altered inside its tensors is refused, never served
         model.load_state_dict(tensors, strict=True)
         translit = DevanagariLexicon.load(folder) if config.translit_weight > 0 else None
         return cls(model.eval(), Tokenizer.from_pretrained(folder), folder, ngram=ngram_channel_of(folder, config),

@@ -6,14 +6,25 @@ Plain rules, no storage and no HTTP: the log keeps users, sessions, tokens and t
 
 from __future__ import annotations
 
-from .limiter import LoginLimiter
-from .passwords import MIN_PASSWORD_CHARS, check_password, hash_password, needs_rehash, verify_password
+from .limiter import Attempt, LoginLimiter
+from .passwords import (
+    MIN_PASSWORD_CHARS,
+    CheckGate,
+    ChecksBusy,
+    check_password,
+    hash_password,
+    needs_rehash,
+    verify_password,
+)
 from .roles import ALL_DISTRICTS, ROLES, AccountError, allows, check_name, check_role, covers, parse_districts
 from .keys import new_secret, secret_hash
 
 __all__ = [
     "ALL_DISTRICTS",
     "AccountError",
+    "Attempt",
+    "CheckGate",
+    "ChecksBusy",
     "LoginLimiter",
     "MIN_PASSWORD_CHARS",
     "ROLES",

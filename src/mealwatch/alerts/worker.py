@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 
+from ..log import StoreError
 from .engine import AlertEngine
 
 log = logging.getLogger("mealwatch.alerts")
@@ -78,9 +79,12 @@ class AlertWorker:
                 target = self._asked
             try:
                 self._work_off()
-            except Exception:  # the log unreachable, a full disk: the marks stay, tried again shortly
+            except Exception as e:  # the log unreachable, a full disk: the marks stay, tried again shortly
                 self.failures += 1
-                log.exception("the alert check failed; it is tried again in %.0f s", self.retry_s)
+                if isinstance(e, StoreError):  # says what is wrong in one line
+                    log.warning("the alert check failed (%s); it is tried again in %.0f s", e, self.retry_s)
+                else:
+                    log.exception("the alert check failed; it is tried again in %.0f s", self.retry_s)
                 self._wake.wait(self.retry_s)
                 self._wake.clear()
                 continue

@@ -38,6 +38,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the service sits behind a proxy that terminates HTTPS: session cookies are marked Secure",
     )
     p.add_argument(
+        "--proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="the address of a reverse proxy in front of the service (repeatable): only its X-Forwarded-For and "
+        "X-Forwarded-Proto are believed (without --proxy they are ignored: anyone could claim any address)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        help="most connections open at once (a tenth of them from one address, a --proxy's excepted); more are "
+        "closed at once (default: 1000)",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="a connection that has not sent a request's headers within this long is closed (default: 20)",
+    )
+    p.add_argument(
         "--allow-remote",
         metavar="REASON",
         help="listen on an address other machines can reach although there are no accounts: anyone who reaches "
@@ -93,6 +115,26 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     add_speed_arguments(p)
     p.set_defaults(func=run)
+
+
+def listen_settings(args: argparse.Namespace):
+    """How the service listens (``serve.listening``), from the command line; UserError for a value it cannot use."""
+    import ipaddress
+
+    from mealwatch.cli import UserError
+    from mealwatch.serve.listening import ListenSettings
+
+    if args.max_connections < 10:
+        raise UserError(f"--max-connections must be at least 10, not {args.max_connections}")
+    if not 1 <= args.header_timeout <= 600:
+        raise UserError(f"--header-timeout must be between 1 and 600 seconds, not {args.header_timeout:g}")
+    proxies = []
+    for address in args.proxy:
+        try:
+            proxies.append(str(ipaddress.ip_address(address.strip().strip("[]"))))
+        except ValueError:
+            raise UserError(f"--proxy {address!r}: give the proxy's IP address, e.g. 127.0.0.1 or 10.0.0.2") from None
+    return ListenSettings(args.host, args.port, tuple(proxies), args.max_connections, args.header_timeout)
 
 
 def check_port_free(host: str, port: int) -> None:
@@ -196,24 +238,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--batch-tokens must be at least 1, not {args.batch_tokens}")
     if args.session_idle_minutes <= 0 or args.session_hours <= 0:
         raise UserError("--session-idle-minutes and --session-hours must be above 0")
+    listen = listen_settings(args)
     accounts = check_accounts(args)
     trusted = check_remote(args.host, args.allow_remote, args.trusted_host, accounts)
-    from mealwatch.alerts import AlertRuleError, check_url, load_rules
-
-    try:
-        rules = load_rules(args.alert_rules) if args.alert_rules is not None else None
-        if args.alert_url:
-            check_url(args.alert_url)
-    except (AlertRuleError, ValueError) as e:
-        raise UserError(f"--alert-rules/--alert-url: {e}") from None
-    try:
-        from zoneinfo import ZoneInfo
-
-        ZoneInfo(args.timezone)
-    except (ValueError, KeyError, OSError):
-        raise UserError(
-            f"--timezone {args.timezone!r}: unknown; give an IANA name such as Asia/Kolkata or UTC"
-        ) from None
     check_port_free(args.host, args.port)
 
     from mealwatch.memory import hand_back_freed_memory
@@ -223,7 +250,8 @@ def run(args: argparse.Namespace) -> int:
 
     from mealwatch.log import redact
     from mealwatch.runs import resolve_model
-    from mealwatch.serve import create_app
+    from mealwatch.serve import StartError, create_app
+    from mealwatch.serve.listening import raise_fd_limit, server_options
 
     model_dir = resolve_model(args.model)
     from mealwatch.runs import default_log_path
@@ -239,10 +267,13 @@ def run(args: argparse.Namespace) -> int:
         absolute=timedelta(hours=args.session_hours),
         tls_proxy=args.tls_proxy,
     )
-    app = create_app(model_dir, args.db, max_batch=args.max_batch, batch_wait_s=args.batch_wait_ms / 1000,
-                     batch_tokens=args.batch_tokens, speed=speed_options(args), timezone=args.timezone,
-                     alert_rules=rules, alert_url=args.alert_url, trusted_hosts=trusted, accounts=accounts or None,
-                     account_settings=sessions)  # fmt: skip
+    try:  # the start-up checks are create_app's (serve/startup.py): the options, then the log, then the model
+        app = create_app(model_dir, args.db, max_batch=args.max_batch, batch_wait_s=args.batch_wait_ms / 1000,
+                         batch_tokens=args.batch_tokens, speed=speed_options(args), timezone=args.timezone,
+                         alert_rules=args.alert_rules, alert_url=args.alert_url, trusted_hosts=trusted,
+                         accounts=accounts or None, account_settings=sessions)  # fmt: skip
+    except StartError as e:
+        raise UserError(f"--{e.option}: {e}") from None
     service = app.state.service
     print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")
     print(
@@ -274,9 +305,18 @@ def run(args: argparse.Namespace) -> int:
         f"alert rules: {rules_shown}; times shown in {args.timezone}"
         + (f"; webhook {args.alert_url}" if args.alert_url else "")
     )
+    wanted = listen.max_connections
+    listen.max_connections = raise_fd_limit(wanted)
+    print(
+        f"connections: at most {listen.max_connections} at once"
+        + (f" (not {wanted}: the open-file limit)" if listen.max_connections < wanted else "")
+        + f", {listen.per_address} from one address; headers within {listen.header_timeout_s:g} s; "
+        + (f"forwarded addresses believed from {', '.join(listen.proxies)}" if listen.proxies
+           else "X-Forwarded-For ignored (no --proxy)")
+    )  # fmt: skip
     print(f"open http://{shown}:{args.port}/ (the API is documented at /docs); Ctrl-C stops")
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(app, **server_options(listen))
     finally:  # the model's thread is stopped before the interpreter exits, however uvicorn ended
         service.predictor.close()
     return 0

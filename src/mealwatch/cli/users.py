@@ -1,4 +1,5 @@
-"""``mealwatch users add/list/disable/enable``: the accounts of the triage service, kept in its complaint log."""
+"""``mealwatch users add/list/password/disable/enable``: the accounts of the triage service, kept in its complaint
+log. Changes take effect at once, also under a running service (it reads them from the log at each request)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add.add_argument("--districts", required=True, help="D1,D2 (the districts the user sees), or '*' for every one")
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     add_db_argument(add)
+    password = verbs.add_parser("password", help="set a user's new password (forgotten or exposed); their sessions end")
+    password.add_argument("name")
+    password.add_argument(
+        "--password-stdin", action="store_true", help="read the new password from the first line of stdin"
+    )
+    add_db_argument(password)
     for name, text in (("list", "list the users"), ("disable", "disable a user (their sessions end)"),
                        ("enable", "enable a disabled user")):  # fmt: skip
         v = verbs.add_parser(name, help=text)
@@ -81,6 +88,24 @@ def add_user(log, name: str, role: str, districts: str, password: Callable[[], s
     return user
 
 
+def set_password(log, name: str, password: Callable[[], str]) -> dict:
+    """Give ``name`` the password ``password()`` asks for (once the user is found), ending their sessions; audited
+    as done on the command line. UserError for an unknown user or a password refused."""
+    from mealwatch.accounts import AccountError, hash_password
+    from mealwatch.cli import UserError
+
+    found = log.user(name)
+    if found is None:
+        raise UserError(f"no user named {name!r} (see `mealwatch users list`)")
+    try:
+        password_hash = hash_password(password())
+    except AccountError as e:
+        raise UserError(str(e)) from None
+    user = log.set_user_password(name, password_hash)
+    log.audit("(command line)", "user_password", f"user {user['name']}", districts=user["districts"])
+    return user
+
+
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
 
@@ -89,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
         if args.verb == "add":
             user = add_user(log, args.name, args.role, args.districts, lambda: read_password(args.password_stdin))
             print(f"added {user['role']} {user['name']!r} for {', '.join(user['districts'])}")
+        elif args.verb == "password":
+            user = set_password(log, args.name, lambda: read_password(args.password_stdin))
+            print(f"new password for {user['name']!r} (their sessions have ended)")
         elif args.verb == "list":
             rows = log.users()
             if not rows:

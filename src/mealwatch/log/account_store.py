@@ -150,6 +150,16 @@ class AccountStore:
                 tx.run("DELETE FROM sessions WHERE user_id = ?", (row["id"],))
             return _user(tx.one(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (row["id"],)))
 
+    def set_user_password(self, name: str, password_hash: str) -> dict[str, Any] | None:
+        """A user's new password (its hash), ending every session of theirs; None when there is no such user."""
+        with self._write() as tx:
+            row = tx.one(f"SELECT id FROM users WHERE name_key = ?{tx.for_update}", (name_key(name),))
+            if row is None:
+                return None
+            tx.run("UPDATE users SET password_hash = ? WHERE id = ?", (password_hash, row["id"]))
+            tx.run("DELETE FROM sessions WHERE user_id = ?", (row["id"],))
+            return _user(tx.one(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (row["id"],)))
+
     def set_password_hash(self, user_id: int, password_hash: str) -> None:
         with self._write() as tx:
             tx.run("UPDATE users SET password_hash = ? WHERE id = ?", (password_hash, user_id))
@@ -215,12 +225,15 @@ class AccountStore:
             return _token(tx.one(f"SELECT {TOKEN_COLUMNS} FROM api_tokens WHERE name = ?", (name,)))
 
     def token(self, token_hash: str) -> dict[str, Any] | None:
-        """The token with this hash (revoked ones too: ``revoked_at`` says so), its last use recorded now."""
-        with self._write() as tx:
+        """The token with this hash (revoked ones too: ``revoked_at`` says so); reading it writes nothing."""
+        with self._read() as tx:
             row = tx.one(f"SELECT {TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?", (token_hash,))
-            if row is not None and row["revoked_at"] is None:
-                tx.run("UPDATE api_tokens SET last_used_at = ? WHERE id = ?", (self.clock(), row["id"]))
         return _token(row)
+
+    def touch_token(self, token_id: int) -> None:
+        """Record a token's use now."""
+        with self._write() as tx:
+            tx.run("UPDATE api_tokens SET last_used_at = ? WHERE id = ?", (self.clock(), token_id))
 
     def tokens(self) -> list[dict[str, Any]]:
         with self._read() as tx:

@@ -14,6 +14,7 @@ lives here so that they cannot drift apart.
 from __future__ import annotations
 
 import json
+import math
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +30,8 @@ from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-
     ComplaintChange,
     CursorError,
     Filters,
+    LogDamaged,
+    LogUnavailable,
     NewComplaint,
     Page,
     STATUSES,
@@ -62,6 +65,11 @@ class ComplaintLog(AccountStore, ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the connection(s); the log is unusable afterwards."""
+
+    def check_pages(self) -> int | None:
+        """Read the storage once for damage (LogDamaged naming it); the pages read, None where the backend checks
+        its own storage (PostgreSQL's checksums) or the file is too large to read at every start."""
+        return None
 
     def add(self, complaint: NewComplaint) -> int:
         """Save one complaint; returns its id."""
@@ -440,7 +448,11 @@ def check_move(complaint_id: int, old: str, status: str) -> None:
 
 
 def insert_row(c: NewComplaint, now: str) -> tuple:
-    """A new complaint's values in ``INSERT_COLUMNS`` order (JSON as text, exactly as every backend writes it)."""
+    """A new complaint's values in ``INSERT_COLUMNS`` order (JSON as text, exactly as every backend writes it);
+    ValueError for a probability or certainty that is not a finite number (a NaN is never stored)."""
+    numbers = [*c.probabilities.values(), *([c.certainty] if c.certainty is not None else [])]
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers):
+        raise ValueError(f"complaint {c.text[:40]!r}: its probabilities are not all finite numbers; nothing is saved")
     incident = to_stored_time(c.incident_at) if c.incident_at is not None else None
     return (
         c.text, c.school, c.udise, c.district, c.block, incident, c.channel, c.reporter_phone,

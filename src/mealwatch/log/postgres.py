@@ -23,7 +23,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
-from .base import ComplaintLog, NewComplaint, StoreError, Tx, insert_row, insert_sql, redact
+from .base import ComplaintLog, LogUnavailable, NewComplaint, StoreError, Tx, insert_row, insert_sql, redact
 from .migrations import migrate_postgres
 
 #: most connections one log holds open at once (threads beyond wait for one)
@@ -32,6 +32,10 @@ POOL_SIZE = 8
 POOL_TIMEOUT = 30.0
 #: seconds to wait for the server when connecting, unless the URL sets ``connect_timeout``
 CONNECT_TIMEOUT = 10
+
+
+#: the driver's errors that say the server cannot be used now (stopped, restarting, unreachable, the link broken)
+DOWN = (psycopg.OperationalError, psycopg.InterfaceError)
 
 
 def one_line(error: BaseException) -> str:
@@ -80,7 +84,9 @@ class PostgresLog(ComplaintLog):
         if self._closed:
             raise StoreError(f"the complaint log {self.url} is closed")
         if not self._slots.acquire(timeout=POOL_TIMEOUT):
-            raise StoreError(f"the complaint log {self.url}: no free connection after {POOL_TIMEOUT:.0f} s")
+            raise LogUnavailable(
+                f"the database server {self.url} is busy: no free connection after {POOL_TIMEOUT:.0f} s"
+            )
         conn = None
         try:
             try:
@@ -123,14 +129,32 @@ class PostgresLog(ComplaintLog):
     @contextmanager
     def _read(self) -> Iterator[Tx]:
         """A read-only transaction whose queries all see the same committed state."""
-        with self._connection() as conn, conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            yield PostgresTx(conn)
+        try:
+            with self._connection() as conn, conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                yield PostgresTx(conn)
+        except DOWN as e:
+            raise self._down(e, False) from e
 
     @contextmanager
     def _write(self) -> Iterator[Tx]:
-        with self._connection() as conn, conn.transaction():
-            yield PostgresTx(conn)
+        committing = False
+        try:
+            with self._connection() as conn, conn.transaction():
+                yield PostgresTx(conn)
+                committing = True  # the body is done: an error from here on is the commit's, its outcome unknown
+        except DOWN as e:
+            raise self._down(e, committing) from e
+
+    def _down(self, error: BaseException, unknown_outcome: bool) -> LogUnavailable:
+        """The server went away: the idle connections are dropped (they are dead too: the next call connects
+        afresh), and the error said as the log's own."""
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                break
+        return LogUnavailable(f"the database server {self.url} cannot be used ({one_line(error)})", unknown_outcome)
 
 
 class PostgresTx(Tx):

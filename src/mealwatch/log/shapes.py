@@ -25,6 +25,20 @@ class StoreError(ValueError):
     """The database cannot be used as a complaint log; the message says why and what to do (one line)."""
 
 
+class LogUnavailable(StoreError):
+    """The log cannot be read or written just now (a full disk, a database server stopped or unreachable, a lock
+    held too long); the message names the cause. ``unknown_outcome``: a write whose commit was sent but never
+    acknowledged (the connection broke): it may or may not have been saved."""
+
+    def __init__(self, message: str, unknown_outcome: bool = False) -> None:
+        super().__init__(message)
+        self.unknown_outcome = unknown_outcome
+
+
+class LogDamaged(StoreError):
+    """The log's file is damaged (its pages do not read as a database); the message says how to restore it."""
+
+
 class TransitionError(ValueError):
     """A status change that is not allowed from the complaint's current status."""
 

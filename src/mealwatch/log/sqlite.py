@@ -7,6 +7,7 @@ committed before the call returns. The schema is versioned and migrated on open 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -15,8 +16,36 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .base import ComplaintLog, NewComplaint, StoreError, Tx, insert_row, insert_sql
+from .base import ComplaintLog, LogDamaged, LogUnavailable, NewComplaint, StoreError, Tx, insert_row, insert_sql
 from .migrations import migrate_sqlite
+
+#: sqlite3's words for a log that cannot be used now -> what the service says (a 503 naming it)
+UNAVAILABLE = {
+    "database or disk is full": "the disk holding the complaint log is full",
+    "disk i/o error": "the complaint log's disk reports an input/output error",
+    "database is locked": "the complaint log is locked by another process",
+    "readonly": "the complaint log has become read-only",
+    "unable to open database file": "the complaint log's file cannot be opened",
+}
+#: the largest log file whose every page is read at start (a quick check reads about a gigabyte in seconds)
+CHECK_PAGES_BYTES = 1 << 30
+#: sqlite3's words for a damaged file
+DAMAGED = ("malformed", "file is not a database", "database corrupt")
+
+
+def translated(error: sqlite3.Error, path: Path) -> Exception:
+    """A driver error as the log's own: LogDamaged, LogUnavailable, or the error itself (a bug, not the disk)."""
+    text = str(error).lower()
+    if isinstance(error, sqlite3.DatabaseError) and any(d in text for d in DAMAGED):
+        return LogDamaged(
+            f"the complaint log {path} is damaged ({error}): stop the service, restore the file from a backup "
+            f"(`sqlite3 {path} .recover` may save its rows), and start again"
+        )
+    if isinstance(error, sqlite3.OperationalError):
+        cause = next((v for k, v in UNAVAILABLE.items() if k in text), None)
+        if cause is not None:
+            return LogUnavailable(f"{cause} ({path}: {error})")
+    return error
 
 
 def check_writable(path: Path) -> None:
@@ -39,6 +68,15 @@ def probe_write(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
+def create_private(path: Path) -> None:
+    """Create the log's file, when missing, readable and writable by this user alone (0600): it holds reporters'
+    phone numbers and password hashes. SQLite gives its journal files the same mode."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
+
+
 class SqliteLog(ComplaintLog):
     """The complaint log in one SQLite file; safe to share between threads (not between processes on a network disk)."""
 
@@ -57,6 +95,7 @@ class SqliteLog(ComplaintLog):
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         try:
+            create_private(self.path)
             self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
             self._conn.row_factory = sqlite3.Row
             self._conn.execute("PRAGMA journal_mode = WAL")
@@ -71,10 +110,28 @@ class SqliteLog(ComplaintLog):
                     f"the complaint log {self.path} is read-only ({e}): every save would fail; make the file and its "
                     "folder writable by this user, or pass another --db"
                 ) from None
+            if "malformed" in str(e) or "corrupt" in str(e):  # a log once; not a file of something else
+                raise translated(e, self.path) from None
             raise StoreError(f"{self.path} cannot be opened as a complaint log ({e}): pass another --db file") from None
+        except OSError as e:
+            self._close_quietly()
+            why = e.strerror or e
+            raise StoreError(f"cannot create the complaint log {self.path} ({why}): pass another --db") from None
         except StoreError as e:
             self._close_quietly()
             raise StoreError(f"{self.path}: {e}") from None
+
+    def check_pages(self) -> int | None:
+        """Read every page of the file (``PRAGMA quick_check``; LogDamaged naming the first problems); the pages
+        read, or None for a file over ``CHECK_PAGES_BYTES`` (checked by hand: ``sqlite3 FILE 'PRAGMA quick_check'``)."""
+        if self.path.stat().st_size > CHECK_PAGES_BYTES:
+            return None
+        with self._read() as tx:
+            found = [" ".join(r["quick_check"].split()) for r in tx.all("PRAGMA quick_check(3)")]  # one line
+            pages = int(tx.one("PRAGMA page_count")["page_count"])
+        if found != ["ok"]:
+            raise translated(sqlite3.DatabaseError(f"database disk image is malformed: {'; '.join(found)}"), self.path)
+        return pages
 
     def _close_quietly(self) -> None:
         if self._conn is not None:
@@ -100,17 +157,27 @@ class SqliteLog(ComplaintLog):
     @contextmanager
     def _read(self) -> Iterator[Tx]:
         with self._lock:
-            self._conn.execute("BEGIN")  # deferred: one snapshot for every query of the view
             try:
-                yield SqliteTx(self._conn)
-            finally:
+                self._conn.execute("BEGIN")  # deferred: one snapshot for every query of the view
+                try:
+                    yield SqliteTx(self._conn)
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                    raise
                 self._conn.execute("COMMIT")
+            except sqlite3.Error as e:
+                raise translated(e, self.path) from e
 
     @contextmanager
     def _write(self) -> Iterator["SqliteTx"]:
-        with self._lock, self._conn:
-            self._conn.execute("BEGIN IMMEDIATE")  # the write lock first: no other process writes meanwhile
-            yield SqliteTx(self._conn)
+        with self._lock:
+            try:
+                with self._conn:  # a commit that fails (a full disk) rolls back: nothing half written
+                    self._conn.execute("BEGIN IMMEDIATE")  # the write lock first: no other process writes meanwhile
+                    yield SqliteTx(self._conn)
+            except sqlite3.Error as e:
+                raise translated(e, self.path) from e
 
 
 class SqliteTx(Tx):

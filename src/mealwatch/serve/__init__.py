@@ -11,14 +11,13 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from ..alerts import DEFAULT_RULES, AlertEngine, AlertWorker, Rule, Webhook, load_rules
-from ..alerts.webhook import check_url
+from ..alerts import AlertEngine, AlertWorker, Rule, Webhook
 from .accounts_api import router as accounts_router
+from .admission import Admission
 from .app import STATIC, Service, router
 from .auth import AccountSettings, authorize
 from .records import router as records_router
@@ -26,7 +25,8 @@ from .errors import install as install_error_handlers
 from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S
 from .predictor import Predictor
 from .security import LOOPBACK_HOSTS, SecurityMiddleware
-from ..log import ComplaintLog, StoreError, open_log
+from .startup import StartError, checked_log, checked_rules, checked_url, checked_zone
+from ..log import ComplaintLog, StoreError
 
 
 def create_app(
@@ -58,22 +58,17 @@ def create_app(
     answers requests addressed to this machine's loopback names and to ``trusted_hosts`` (see ``security``).
     ``accounts``: True requires a login (``auth``), False never, None (default) once the log holds any user — at
     once, also for a user added while the service runs; ``account_settings`` sets session lifetimes, TLS and the
-    login limiter (its ``enabled`` is decided here; the limiter is shared, not copied).
+    login limiter (its ``enabled`` is decided here; the limiter is shared, not copied). A bad option is a
+    ``StartError`` naming it; a log that cannot be used (or a damaged one) a ``StoreError``.
     """
-    try:
-        zone = ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {timezone!r}: give an IANA name such as Asia/Kolkata or UTC") from None
-    rules = load_rules(alert_rules) if isinstance(alert_rules, (str, Path)) else (alert_rules or DEFAULT_RULES)
-    if alert_url:
-        check_url(alert_url)  # a wrong address stops the start before anything is opened
+    # the start-up checks (``startup``): the options, then the log, before a model thread is running
+    zone, rules, alert_url = checked_zone(timezone), checked_rules(alert_rules), checked_url(alert_url)
     owned = predictor is None
     if db_path is None:
         from ..runs import default_log_path
 
         db_path = default_log_path()
-    # the log first: a log that cannot be used stops the start before a model thread is running
-    store = open_log(db_path)
+    store = checked_log(db_path)
     if clock is not None:
         store.clock = clock
     if predictor is None:
@@ -117,6 +112,7 @@ def create_app(
     app.state.service = Service(predictor, store, alerts, zone)
     app.state.webhook = webhook
     app.state.accounts = config
+    app.add_middleware(Admission)  # inside the security checks: a foreign host or a cross-site write never gets here
     app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])
     install_error_handlers(app)
     for routes in (router, records_router, accounts_router):
@@ -125,4 +121,4 @@ def create_app(
     return app
 
 
-__all__ = ["ComplaintLog", "Predictor", "StoreError", "create_app"]
+__all__ = ["ComplaintLog", "Predictor", "StartError", "StoreError", "create_app"]

@@ -13,6 +13,7 @@ from ..accounts import (
     MIN_PASSWORD_CHARS,
     ROLES,
     AccountError,
+    ChecksBusy,
     allows,
     check_name,
     covers,
@@ -51,7 +52,7 @@ class NewUser(_Body):
     name: str
     password: str = Field(description=f"at least {MIN_PASSWORD_CHARS} characters")
     role: Literal[ROLES]
-    districts: list[str] = Field(description="district names, or ['*'] for every district")
+    districts: list[str] = Field(max_length=1000, description="district names, or ['*'] for every district")
 
     @field_validator("name")
     @classmethod
@@ -71,7 +72,7 @@ class UserPatch(_Body):
 class NewToken(_Body):
     name: str = Field(description="what uses it, e.g. sms-gateway")
     role: Literal[ROLES]
-    districts: list[str]
+    districts: list[str] = Field(max_length=1000)
 
     @field_validator("name")
     @classmethod
@@ -105,22 +106,26 @@ def login(body: Login, request: Request) -> JSONResponse:
     if not auth.accounts_on(request):
         raise ApiError(404, "this service has no accounts: it is a single-user tool on this machine")
     client = auth.client_address(request) or "unknown"
-    keys = (f"user:{body.name.strip().casefold()}", f"address:{client}")
-    wait = config.limiter.retry_after(*keys)
-    if wait:
-        log.audit(body.name[:200], "login_failed", detail={"reason": "too many failures"}, client=client)
+    attempt = config.limiter.begin(body.name, client)  # taken before any check: racing attempts cannot pass together
+    if not attempt.allowed:
+        if attempt.newly_held:  # one audit line when a bucket runs dry, not one per refused attempt
+            why = {"reason": "too many failures", "held": attempt.newly_held, "for_seconds": attempt.retry_after}
+            log.audit(body.name[:200], "login_held", detail=why, client=client)
+        wait = attempt.retry_after
         raise ApiError(429, f"too many failed logins: try again in {wait} seconds", headers={"Retry-After": str(wait)})
     user = log.user(body.name) if body.name.strip() else None
     places = user["districts"] if user else None
-    if not verify_password(user["password_hash"] if user else None, body.password):
-        config.limiter.failed(*keys)
-        why = {"reason": "wrong name or password"}
+    try:
+        with config.gate.turn():  # a cap on password checks at once (each holds 64 MiB and a core)
+            right = verify_password(user["password_hash"] if user else None, body.password)
+    except ChecksBusy:
+        config.limiter.given_back(attempt)
+        raise ApiError(503, "too many logins at once: try again in a second", headers={"Retry-After": "1"}) from None
+    if not right or user["disabled"]:  # a disabled account answers as a wrong password: it confirms nothing
+        why = {"reason": "disabled" if right else "wrong name or password"}
         log.audit(body.name[:200], "login_failed", detail=why, client=client, districts=places)
         raise ApiError(401, "wrong name or password")
-    if user["disabled"]:
-        log.audit(user["name"], "login_failed", detail={"reason": "disabled"}, client=client, districts=places)
-        raise ApiError(403, f"the account {user['name']!r} is disabled: ask an admin")
-    config.limiter.succeeded(keys[0])
+    config.limiter.succeeded(attempt)
     if needs_rehash(user["password_hash"]):
         log.set_password_hash(user["id"], hash_password(body.password))
     auth.sweep_sessions(log, config)

@@ -104,7 +104,7 @@ async def classify(body: ClassifyRequest, svc: Svc, request: Request, who: Who) 
     def render(answers: list[dict]) -> tuple[str, str]:
         return ClassifyResult.model_validate(answers[0]).model_dump_json(), JSON
 
-    return await run_in_threadpool(respond, svc, request, done, complaints, body.save, once, render)
+    return await run_in_threadpool(respond, svc, request, done, complaints, once, render)
 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
@@ -120,7 +120,7 @@ async def classify_batch(body: BatchRequest, svc: Svc, request: Request, who: Wh
     def render(answers: list[dict]) -> tuple[str, str]:
         return BatchResult.model_validate({"count": len(answers), "results": answers}).model_dump_json(), JSON
 
-    return await run_in_threadpool(respond, svc, request, done, complaints, body.save, once, render)
+    return await run_in_threadpool(respond, svc, request, done, complaints, once, render)
 
 
 @router.post(
@@ -164,7 +164,7 @@ def classify_csv(
             {"count": len(results), "results": results, "csv": text}
         ).model_dump_json(), JSON
 
-    return respond(svc, request, done, complaints, save == "true", once, render, headers if format == "csv" else None)
+    return respond(svc, request, done, complaints, once, render, headers if format == "csv" else None)
 
 
 def attachment(filename: str) -> str:
@@ -426,7 +426,7 @@ def health(svc: Svc, request: Request) -> dict:
     well concurrent requests are batched), and how many complaints the log holds (of the districts of the
     account asking; left out for a request that is not signed in)."""
     answer = {
-        "status": "ok",
+        "status": "ok" if svc.predictor.fault is None else f"degraded: {svc.predictor.fault}",
         "model_version": svc.predictor.version,
         "labels": len(svc.predictor.labels),
         "schema_version": svc.store.schema_version,

@@ -12,23 +12,25 @@ a token's requests need none (no browser sends it by itself).
 from __future__ import annotations
 
 import hmac
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
-from ..accounts import LoginLimiter, allows, secret_hash
-from ..log import AuditEntry, ComplaintLog, Scope, from_stored_time, in_scope, scope, to_stored_time
+from ..accounts import CheckGate, LoginLimiter, allows, secret_hash
+from ..log import AuditEntry, ComplaintLog, Scope, StoreError, from_stored_time, in_scope, scope, to_stored_time
 from ..records import Record
 from .errors import ApiError
 
+logger = logging.getLogger("mealwatch.serve")
 SESSION_COOKIE = "mealwatch_session"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 STATE_CHANGING = frozenset({"POST", "PATCH", "PUT", "DELETE"})
-#: a session's last use is written at most this often (seconds): idle expiry is that coarse
+#: a session's (or token's) last use is written at most this often (seconds), and at least four times per idle limit
 TOUCH_EVERY = 60
 
 PUBLIC, SIGNED_IN = "public", "signed in"
@@ -93,7 +95,7 @@ LOCAL = Principal(None, "admin", ["*"], "local")
 
 @dataclass
 class AccountSettings:
-    """How accounts work in one service: on or off, session lifetimes, TLS, the login limiter."""
+    """How accounts work in one service: on or off, session lifetimes, TLS, the login limiter and password checks."""
 
     enabled: bool = False
     follow_log: bool = False  # off until the log holds a user, then on: `mealwatch users add` under a running server
@@ -101,6 +103,7 @@ class AccountSettings:
     absolute: timedelta = timedelta(hours=12)  # a session this old ends, however busy
     tls_proxy: bool = False  # behind a TLS-terminating proxy: the cookie is Secure although the request is http
     limiter: LoginLimiter = field(default_factory=LoginLimiter)
+    gate: CheckGate = field(default_factory=CheckGate)  # password checks at once, across every login
 
 
 def settings(request: Request) -> AccountSettings:
@@ -146,12 +149,31 @@ def _from_token(request: Request) -> Principal:
     kind, _, token = request.headers["authorization"].partition(" ")
     if kind.lower() != "bearer" or not token.strip():
         raise ApiError(401, "header 'Authorization' must be 'Bearer <token>' (a token from `mealwatch tokens create`)")
-    row = store(request).token(secret_hash(token.strip()))
+    log = store(request)
+    row = log.token(secret_hash(token.strip()))
     if row is None:
         raise ApiError(401, "this API token is not known: check it, or create one with `mealwatch tokens create`")
     if row["revoked_at"] is not None:
         raise ApiError(401, f"the API token {row['name']!r} was revoked at {row['revoked_at']}: create a new one")
+    last = row["last_used_at"]
+    if last is None or from_stored_time(log.clock()) - from_stored_time(last) > touch_every(settings(request)):
+        bookkeeping(lambda: log.touch_token(row["id"]), f"the last use of token {row['name']!r}")
     return Principal(row["name"], row["role"], row["districts"], "token")
+
+
+def touch_every(config: AccountSettings) -> timedelta:
+    """How often a session's (or a token's) last use is written: every ``TOUCH_EVERY`` seconds, or a quarter of the
+    idle limit when that is shorter, so that a session in use never looks idle."""
+    return min(timedelta(seconds=TOUCH_EVERY), config.idle / 4)
+
+
+def bookkeeping(write: Callable[[], Any], what: str) -> None:
+    """A write that only keeps records (a last use, an ended session): when the log cannot take it just now, the
+    request goes on without it (logged), so that reads are not refused for it."""
+    try:
+        write()
+    except StoreError as e:
+        logger.warning("could not record %s (%s); the request goes on", what, e)
 
 
 def _from_session(request: Request) -> Principal | None:
@@ -167,14 +189,16 @@ def _from_session(request: Request) -> Principal | None:
     user = found["user"]
     idle = now - from_stored_time(found["last_seen_at"])
     if user["disabled"] or idle > config.idle or now - from_stored_time(found["started_at"]) > config.absolute:
-        log.end_session(key_hash)
+        bookkeeping(lambda: log.end_session(key_hash), "the end of an expired session")
         if not user["disabled"]:
-            log.audit(user["name"], "session_expired", client=client_address(request), districts=user["districts"])
+            address = client_address(request)
+            ended = lambda: log.audit(user["name"], "session_expired", client=address, districts=user["districts"])  # noqa: E731
+            bookkeeping(ended, "an expired session in the audit log")
         raise ApiError(
             401, "your session has ended (idle too long, too old, or the account was disabled): log in again"
         )
-    if idle > timedelta(seconds=TOUCH_EVERY):
-        log.touch_session(key_hash)
+    if idle > touch_every(config):
+        bookkeeping(lambda: log.touch_session(key_hash), "a session's last use")
     return Principal(user["name"], user["role"], user["districts"], "session", key_hash, found["csrf_token"])
 
 

@@ -1,8 +1,10 @@
 """Every error leaves the service as JSON ``{"error": "..."}``: what was wrong and what was expected.
 
-Validation errors are rewritten from pydantic's wording into one sentence per problem;
-unexpected exceptions are logged with their trace and answered with a generic 500, so no
-stack trace ever reaches a client.
+Validation errors are rewritten from pydantic's wording into one sentence per problem (the first
+``SHOWN_PROBLEMS`` of them: a body with a million bad items gets a short answer); a log that cannot be used
+just now (a full disk, a database stopped) is a 503 naming the cause with ``Retry-After``; unexpected
+exceptions are logged with their trace and answered with a generic 500, so no stack trace ever reaches a
+client.
 """
 
 from __future__ import annotations
@@ -14,10 +16,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..log import LogDamaged, LogUnavailable
 from .batcher import Overloaded
 from .explainer import Busy, ClientGone, Stopped, TooCostly
+from .predictor import ModelFault
 
 log = logging.getLogger("mealwatch.serve")
+#: the most problems one 422 names (then how many more there were)
+SHOWN_PROBLEMS = 10
+#: seconds a client is asked to wait when the log cannot be used just now
+LOG_RETRY_S = 30
 
 _EXPECTED = {
     "string_type": "a string",
@@ -77,7 +85,36 @@ def describe(error: dict) -> str:
         return f"{where} must be {bound} {next(iter(ctx.values()), '')}"
     if kind == "literal_error":
         return f"{where}: {msg.lower()}"
+    if kind == "too_long":
+        ctx = error.get("ctx") or {}
+        things = "complaints" if loc and loc[-1] in ("texts", "items") else "items"
+        return (
+            f"{where} holds {ctx.get('actual_length', 0):,} {things}; the limit is {ctx.get('max_length')}: send them "
+            "in several requests"
+        )
     return f"{where}: {msg}"
+
+
+def unavailable(exc: BaseException) -> tuple[int, str, dict[str, str]] | None:
+    """The 503 of an error that says the log cannot be used now (status, message, headers); None for any other."""
+    if isinstance(exc, LogUnavailable):
+        if exc.unknown_outcome:
+            message = (
+                f"the complaint log stopped answering while saving ({exc}): the save may or may not have gone "
+                "through; send the same request again with the same Idempotency-Key to be sure it is saved once"
+            )
+        else:
+            message = f"the complaint log cannot be used just now ({exc}): nothing was changed; try again later"
+        return 503, message, {"Retry-After": str(LOG_RETRY_S)}
+    if isinstance(exc, LogDamaged):
+        return 503, f"{exc}; nothing was changed", {}
+    return None
+
+
+def problems(messages: list[str], more: int = 0) -> str:
+    """Validation problems as one answer: each once, then how many more there were (``more``: not described)."""
+    shown = "; ".join(dict.fromkeys(messages))
+    return shown + (f"; and {more:,} more problems (the first {SHOWN_PROBLEMS} are named)" if more > 0 else "")
 
 
 def unreadable_body(request: Request, reason: str) -> str:
@@ -96,11 +133,21 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        messages = list(dict.fromkeys(describe(e) for e in exc.errors()))
+        errors = exc.errors()
+        messages = [describe(e) for e in errors[:SHOWN_PROBLEMS]]
         sent = request.headers.get("content-type", "")
-        if any(tuple(e.get("loc", ())) == ("body",) for e in exc.errors()) and sent and "json" not in sent:
+        if any(tuple(e.get("loc", ())) == ("body",) for e in errors[:SHOWN_PROBLEMS]) and sent and "json" not in sent:
             messages.append(f"the body was sent as {sent.split(';')[0]}; send JSON with Content-Type: application/json")
-        return error_response(422, "; ".join(messages))
+        return error_response(422, problems(messages, max(0, len(errors) - SHOWN_PROBLEMS)))
+
+    @app.exception_handler(LogUnavailable)
+    @app.exception_handler(LogDamaged)
+    async def _log_unavailable(request: Request, exc: Exception) -> JSONResponse:
+        status, message, headers = unavailable(exc) or (503, str(exc), {})
+        log.warning("%s %s: %s", request.method, request.url.path, exc)
+        response = error_response(status, message)
+        response.headers.update(headers)
+        return response
 
     @app.exception_handler(ApiError)
     async def _api(request: Request, exc: ApiError) -> JSONResponse:
@@ -125,6 +172,11 @@ def install(app: FastAPI) -> None:
         response.headers["Retry-After"] = str(exc.retry_after_s)
         return response
 
+    @app.exception_handler(ModelFault)
+    async def _model_fault(request: Request, exc: ModelFault) -> JSONResponse:
+        log.error("%s %s: %s", request.method, request.url.path, exc)
+        return error_response(500, f"{exc}: the service's model must be replaced (the server's log says more)")
+
     @app.exception_handler(ClientGone)
     async def _gone(request: Request, exc: ClientGone) -> JSONResponse:
         return error_response(499, str(exc))  # nobody reads it: the client has closed the connection
@@ -138,7 +190,9 @@ def install(app: FastAPI) -> None:
             message = f"{request.method} is not allowed on {request.url.path} (see /docs)"
         if exc.status_code == 400:  # the framework could not read the body at all: a bad body is a 422 here
             return error_response(422, unreadable_body(request, message))
-        return error_response(exc.status_code, message)
+        response = error_response(exc.status_code, message)
+        response.headers.update(exc.headers or {})  # Connection: close after a body refused half-read
+        return response
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -13,6 +13,7 @@ with the same key is its own request, saved as any other.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass
 
 from fastapi import Request
@@ -28,11 +29,14 @@ MAX_KEY_CHARS = 200
 
 @dataclass
 class Once:
-    """A saving request's key (as sent, and as stored: within its account) and what it asks (its fingerprint)."""
+    """A saving request's key (as sent, and as stored: within its account) and what it asks (its fingerprint).
+    A request sent without a key gets one of the service's own (``made_here``): its answer is stored with it all
+    the same, so that a save whose commit went unacknowledged can be found again, and its client can retry it."""
 
     key: str
     fingerprint: str
     stored_key: str
+    made_here: bool = False
 
 
 def account_key(who: Principal, key: str) -> str:
@@ -67,11 +71,15 @@ def fingerprint(request: Request, *parts: str | bytes) -> str:
 def once_for(
     store: ComplaintLog, request: Request, who: Principal, save: bool, *parts: str | bytes
 ) -> Once | SavedAnswer | None:
-    """None when the request saves nothing or has no key; the stored answer when ``who`` used the key for this very
-    request (a retry: nothing is classified again); else the key and fingerprint to save it under."""
-    key = request_key(request)
-    if key is None or not save:
+    """None when the request saves nothing; the stored answer when ``who`` used its key for this very request (a
+    retry: nothing is classified again); else the key (the request's, or one made here) and fingerprint to save it
+    under."""
+    if not save:
         return None
+    key = request_key(request)
+    if key is None:
+        made = f"mw-{uuid.uuid4()}"
+        return Once(made, fingerprint(request, *parts), account_key(who, made), made_here=True)
     once = Once(key, fingerprint(request, *parts), account_key(who, key))
     saved = store.saved_answer(once.stored_key)
     if saved is None:

@@ -15,14 +15,16 @@ per-word importance from ``mealwatch.explain.attribute`` (``grad``, or ``ig``).
 
 from __future__ import annotations
 
-import hashlib
 import logging
+import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..checksums import file_sha256
+from ..classifier import WEIGHTS_FILE
 from ..explain.methods import attribute
 from ..explain.scores import WordScores
 from ..inference.batches import padded_positions
@@ -60,11 +62,21 @@ class Classified:
 def model_version(model_dir: str | Path) -> str:
     """The run folder's name and the first 12 hex digits of its weights' SHA-256: ``20250131-142530-3f2a9c1b0d4e``."""
     folder = Path(model_dir)
-    digest = hashlib.sha256()
-    with open(folder / "model.safetensors", "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return f"{folder.resolve().name}-{digest.hexdigest()[:12]}"
+    return f"{folder.resolve().name}-{file_sha256(folder / WEIGHTS_FILE)[:12]}"
+
+
+class ModelFault(RuntimeError):
+    """The model gave no valid probabilities (NaN or infinite): damaged weights; nothing is answered or saved."""
+
+
+def check_finite(predictions: Sequence[Prediction]) -> None:
+    """ModelFault unless every probability of every prediction is a finite number."""
+    bad = sum(1 for p in predictions if not all(math.isfinite(v) for v in p.probabilities.values()))
+    if bad:
+        raise ModelFault(
+            f"the model gave no valid probabilities (NaN) for {bad} of {len(predictions)} texts: its weights may be "
+            "damaged; nothing was saved"
+        )
 
 
 class Predictor:
@@ -89,6 +101,7 @@ class Predictor:
         self.pipeline = pipeline
         self.version = version
         self.counts = PassCounts()  # the shared passes so far (the warm-up's included)
+        self.fault: str | None = None  # what the last pass found wrong with the model's output (None: nothing)
         self._lock = threading.Lock()  # one use of the model (and its tokenizer) at a time
         self.batcher = Batcher(
             self._predict,
@@ -152,7 +165,14 @@ class Predictor:
 
     def _predict(self, texts: list[str]) -> list[Prediction]:
         with self._lock:
-            return self.pipeline.predict(texts, batch_size=len(texts))  # one pass: the batcher sized it
+            predictions = self.pipeline.predict(texts, batch_size=len(texts))  # one pass: the batcher sized it
+        try:
+            check_finite(predictions)  # a NaN is never answered, stored or counted as a label
+        except ModelFault as e:
+            self.fault = str(e)
+            raise
+        self.fault = None
+        return predictions
 
     def _token_counts(self, texts: list[str]) -> list[int]:
         with self._lock:

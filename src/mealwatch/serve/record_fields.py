@@ -16,6 +16,7 @@ from ..log import NewComplaint, to_stored_time
 from ..pipeline import Prediction
 from ..records import (
     CHANNELS,
+    MAX_EXTRA_FIELDS,
     MAX_NAME_CHARS,
     Record,
     check_channel,
@@ -46,7 +47,9 @@ class RecordFields(BaseModel):
     )
     channel: str | None = Field(None, description=f"how it reached the cell: {', '.join(CHANNELS)}")
     reporter_phone: str | None = Field(None, description="the reporter's phone number (answers show it masked)")
-    extra: dict[str, str] | None = Field(None, description="any other fields, kept whole with the complaint")
+    extra: dict[str, str] | None = Field(
+        None, max_length=2 * MAX_EXTRA_FIELDS, description="any other fields, kept whole with the complaint"
+    )  # empty values are dropped before the limit of MAX_EXTRA_FIELDS is checked
 
     @field_validator("school")
     @classmethod

@@ -1,22 +1,26 @@
 """The one way the service saves classified complaints, whichever route classified them.
 
-``respond`` turns a route's classified complaints into its answer. With ``save`` it writes, in one transaction
-(``ComplaintLog.add_many`` / ``add_many_once``): the complaints, the audit line naming them (with accounts on),
-the mark that their alert check is due, and — under an ``Idempotency-Key`` — the answer itself, so that a retry
-replays it. Nothing touches the log after that commit: the alert rules are checked off the response path
-(``alerts.AlertWorker``), so a save whose transaction committed is always answered. Who may save what is
-``may_save`` (an officer, complaints of their districts).
+``respond`` turns a route's classified complaints into its answer. For a save it writes, in one transaction
+(``ComplaintLog.add_many_once``): the complaints, the audit line naming them (with accounts on), the mark that
+their alert check is due, and the answer itself under the request's ``Idempotency-Key``, so that a retry replays
+it. Nothing touches the log after that commit: the alert rules are checked off the response path
+(``alerts.AlertWorker``), so a save whose transaction committed is always answered. A request without a key gets
+one made here, so that a commit whose acknowledgement was lost (the database's connection broke) is looked up
+again once the log answers: found, the save is answered as usual; not found, a 503 says nothing was saved; no
+answer in time, a 503 gives the key to send it again with. Who may save what is ``may_save`` (an officer,
+complaints of their districts).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import Response
 
-from ..log import SavedAnswer
+from ..log import LogUnavailable, SavedAnswer
 from ..records import Record
 from . import idempotency
 from .auth import Principal, audit_entry, place_in_scope, require
@@ -26,6 +30,8 @@ from .record_fields import new_complaint, record_out
 if TYPE_CHECKING:
     from .app import Service
 
+#: seconds a save whose commit went unacknowledged waits for the log to answer whether it went through
+RECOVERY_S = 5.0
 #: what a route renders its answers into: (body, media type)
 Render = Callable[[list[dict[str, Any]]], tuple[str, str]]
 
@@ -60,29 +66,50 @@ def respond(
     request: Request,
     classified: list[Classified],
     complaints: list[tuple[str, Record]],
-    save: bool,
     once: idempotency.Once | None,
     render: Render,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    """The answer to classified (text, record) pairs, rendered by ``render``; with ``save``, saved first (see the
-    module docstring), under ``once``'s key when the request carried one."""
+    """The answer to classified (text, record) pairs, rendered by ``render``; saved first (see the module docstring)
+    under ``once``'s key when the request saves (``idempotency.once_for``: the request's key, or one made here)."""
     version = svc.predictor.version
 
     def answers(ids: list[int] | list[None]) -> list[dict[str, Any]]:
         return [result(c, r, version, i) for c, (_, r), i in zip(classified, complaints, ids)]
 
-    if not save:
+    if once is None:
         body, media_type = render(answers([None] * len(complaints)))
         return Response(body, media_type=media_type, headers=headers)
     new = [new_complaint(svc.predictor, c.prediction, r) for c, (_, r) in zip(classified, complaints)]
     line = audit_entry(request, "save", districts=[r.district for _, r in complaints])
-    if once is None:
-        ids = svc.store.add_many(new, line)
-        saved = SavedAnswer("", *render(answers(ids)), ids)
-    else:
+    try:
         saved = svc.store.add_many_once(once.stored_key, once.fingerprint, new, lambda i: render(answers(i)), line)
-        idempotency.check_same(once, saved)  # a racing request with the same key may have asked something else
+    except LogUnavailable as e:
+        if not e.unknown_outcome:
+            raise  # rolled back: nothing saved, a 503 says so
+        saved = found_again(svc, once, e)  # the commit went out but its acknowledgement never came back
+    idempotency.check_same(once, saved)  # a racing request with the same key may have asked something else
     if svc.alerts is not None and not saved.replayed:
         svc.alerts.poke()  # the transaction marked their check due: the worker takes it from here
     return idempotency.response(saved, headers)
+
+
+def found_again(svc: Service, once: idempotency.Once, error: LogUnavailable) -> SavedAnswer:
+    """After a commit whose outcome is unknown (``error``): the answer it stored, asked of the log until it answers
+    (for ``RECOVERY_S``). LogUnavailable when it did not go through (nothing saved), or when the log does not answer
+    in time (the outcome unknown: the message gives the key to send it again with)."""
+    deadline = time.monotonic() + RECOVERY_S
+    while True:
+        try:
+            saved = svc.store.saved_answer(once.stored_key)
+            break
+        except LogUnavailable:
+            if time.monotonic() > deadline:
+                raise LogUnavailable(
+                    f"{error}; send it again with the header '{idempotency.HEADER}: {once.key}'", unknown_outcome=True
+                ) from error
+            time.sleep(0.25)
+    if saved is None:
+        raise LogUnavailable(f"{error}; it did not go through") from error
+    saved.replayed = False  # the answer of this very request, found again
+    return saved

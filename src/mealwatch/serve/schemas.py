@@ -69,8 +69,11 @@ class BatchItem(_Request, RecordFields):
 class BatchRequest(_Request):
     """Several complaints: either ``texts`` (plain strings) or ``items`` (text and school), not both."""
 
-    texts: list[str] | None = Field(None, description=f"1 to {MAX_BATCH} complaint texts")
-    items: list[BatchItem] | None = Field(None, description=f"1 to {MAX_BATCH} complaints with their records")
+    # the length is checked before any item, so a list of a million is refused at once
+    texts: list[str] | None = Field(None, max_length=MAX_BATCH, description=f"1 to {MAX_BATCH} complaint texts")
+    items: list[BatchItem] | None = Field(
+        None, max_length=MAX_BATCH, description=f"1 to {MAX_BATCH} complaints with their records"
+    )
     save: bool = False
     explain: Importance = Field("none", description="per-word importance for every text (default: none)")
     steps: int = Field(50, ge=1, le=MAX_IG_STEPS)
@@ -121,7 +124,9 @@ class ComplaintPatch(_Request):
         None, description="new -> in_progress -> resolved (in_progress -> new and resolved -> in_progress undo)"
     )
     labels: list[str] | None = Field(
-        None, description="the true labels (a correction, stored beside the predicted ones; at least one label)"
+        None,
+        max_length=100,
+        description="the true labels (a correction, stored beside the predicted ones; at least one label)",
     )
     assignee: str | None = Field(None, description=f"who works on it, up to {MAX_NAME_CHARS} characters; '' clears")
     notes: str | None = Field(None, description=f"notes, up to {MAX_NOTES_CHARS} characters; '' clears")

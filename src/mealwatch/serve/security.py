@@ -2,9 +2,12 @@
 
 - **Trusted hosts**: a request whose ``Host`` is not one of the service's own names is a 400 (a web page
   cannot reach the service through a name it controls: DNS rebinding).
-- **Cross-site writes**: a state-changing request (POST, PATCH, PUT, DELETE) that a browser sends from another
-  site is a 403: browsers say where a request comes from (``Sec-Fetch-Site``, ``Origin``), and a page of another
-  origin cannot hide it. Clients that are not browsers (scripts, intake systems) send neither and are served.
+- **Cross-site writes and costly reads**: a state-changing request (POST, PATCH, PUT, DELETE) that a browser sends
+  from another site is a 403, and so is a read that costs the service real work (``COSTLY_READS``: the attention
+  page, which runs the model and may explain it; the CSV export of the whole log): browsers say where a request
+  comes from (``Sec-Fetch-Site``, ``Origin``), and a page of another origin cannot hide it. Opening such an
+  address by hand (typed, a bookmark) is not cross-site. Clients that are not browsers (scripts, intake
+  systems) send neither and are served.
 - **Headers**: a Content-Security-Policy (only this service's own scripts, styles and connections; no framing),
   ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` (the attention page's address holds a
   complaint's text), and ``Cache-Control: no-store`` on the API's answers (complaints name people).
@@ -26,6 +29,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: methods that change something: refused when a browser sends them from another site
 STATE_CHANGING = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+#: reads that cost the service real work, refused from another site too (a page could make every visitor's
+#: browser run them against a service on their machine)
+COSTLY_READS = frozenset({"/attention", "/api/complaints.csv"})
 #: the page, its script and its style come from this service; nothing else runs, loads or frames it
 DEFAULT_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
@@ -92,7 +98,7 @@ class SecurityMiddleware:
                 + ", ".join(sorted(self.trusted)),
             )  # fmt: skip
             return
-        if scope["method"] in STATE_CHANGING:
+        if scope["method"] in STATE_CHANGING or scope["path"] in COSTLY_READS:
             problem = cross_site(headers, host)
             if problem:
                 await refuse(send, 403, problem)
@@ -119,16 +125,16 @@ def cross_site(headers: dict[str, str], host: str) -> str | None:
     site = headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return (
-            f"a {site} request may not change anything here: the complaint log only takes saves and changes from "
-            "its own page or from clients that are not browsers"
+            f"a {site} request may not change anything here, nor run the model or export the log: the service only "
+            "takes them from its own page, an address opened by hand, or clients that are not browsers"
         )
     origin = headers.get("origin")
     if origin is not None:
         parts = urlsplit(origin)
         if origin == "null" or parts.netloc.lower() != host.lower():  # the scheme may differ behind a TLS proxy
             return (
-                f"a request from {origin} may not change anything here: the complaint log only takes saves and "
-                "changes from its own page or from clients that are not browsers"
+                f"a request from {origin} may not change anything here, nor run the model or export the log: the "
+                "service only takes them from its own page or from clients that are not browsers"
             )
     return None
 
