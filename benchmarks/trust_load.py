@@ -15,6 +15,8 @@ target is 0), with the figures the issue measured printed beside it. Run by secu
      5xx other than a 503 with Retry-After, audit lines missing; a full disk: reads refused, saves not 503
   18 damaged weights served, NaN stored
   19 a damaged log: start-ups with a traceback
+  and what held, measured again: a wrong password and an unknown name take the same time (argon2id); a 2,000-row
+  upload cut by `kill -9` is saved all or none
 """
 
 from __future__ import annotations
@@ -199,6 +201,7 @@ def audit_per_hold(model: Path, tmp: Path) -> tuple[int, str]:
 
 
 def list_bombs(model: Path, tmp: Path) -> tuple[int, int, str]:
+    """A viewer's list bombs (4 MB and 48 MB of empty lists), with another client asking /api/health meanwhile."""
     import json
 
     app = accounts_app(model, tmp / "bomb.db")
@@ -207,15 +210,40 @@ def list_bombs(model: Path, tmp: Path) -> tuple[int, int, str]:
         viewer = signed_in(url, "gita")
         for n in (1_000_000, 12_000_000):  # 4 MB and 48 MB
             body = json.dumps({"texts": [[]] * n}).encode()
+            waits: list[float] = []
+            done = threading.Event()
+
+            def ping() -> None:
+                while not done.is_set():
+                    t0 = time.perf_counter()
+                    httpx.get(f"{url}/api/health", timeout=120)
+                    waits.append((time.perf_counter() - t0) * 1000)
+                    time.sleep(0.02)
+
+            pinger = threading.Thread(target=ping)
             before = rss_mb()
+            pinger.start()
             t0 = time.perf_counter()
             r = viewer.post("/api/classify/batch", content=body, headers={"content-type": "application/json"})
             seconds = time.perf_counter() - t0
+            done.set()
+            pinger.join()
             big += len(r.content) > 64 * 1024
             server_errors += r.status_code >= 500
             figures.append(f"{len(body) / 1e6:.0f} MB: {r.status_code} in {seconds:.2f} s, {len(r.content)} bytes, "
-                           f"memory +{rss_mb() - before:.0f} MB")  # fmt: skip
+                           f"memory +{max(0.0, rss_mb() - before):.0f} MB, /api/health meanwhile at most "
+                           f"{max(waits, default=0):.0f} ms")  # fmt: skip
     return big, server_errors, "; ".join(figures)
+
+
+def in_flight(send) -> None:
+    """Run ``send()`` on a thread of its own, its failure (the server killed under it) expected."""
+
+    def quietly() -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            send()
+
+    threading.Thread(target=quietly, daemon=True).start()
 
 
 def raw_request(port: int, head: bytes, first: bytes, wait: float = 10.0) -> tuple[bytes, float]:
@@ -340,9 +368,9 @@ def big_upload(model: Path, tmp: Path) -> tuple[int, int, int, str]:
     return int(answered > 30), rechecked, int(stopped > 10), figures
 
 
-def outage(model: Path, tmp: Path, seconds: float = 12.0) -> tuple[tuple[int, ...], str]:
-    """16 clients saving (each request with its own key) through `mealwatch serve` on PostgreSQL, stopped after
-    3 s and started again after 6 s."""
+def outage(model: Path, tmp: Path, seconds: float = 12.0, clients: int = 64) -> tuple[tuple[int, ...], str]:
+    """``clients`` clients saving (each request with its own key) through `mealwatch serve` on PostgreSQL, stopped
+    after 3 s and started again after 6 s."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from log_backends import PgCluster, postgres_bin_dir
     from server_process import ServerProcess
@@ -384,7 +412,7 @@ def outage(model: Path, tmp: Path, seconds: float = 12.0) -> tuple[tuple[int, ..
                     if what != "200":
                         time.sleep(0.2)
 
-        threads = [threading.Thread(target=client, args=(i,)) for i in range(16)]
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
         for t in threads:
             t.start()
         time.sleep(3)
@@ -409,8 +437,8 @@ def outage(model: Path, tmp: Path, seconds: float = 12.0) -> tuple[tuple[int, ..
     saved_but_failed = len({k for k, v in outcomes.items() if v != "200"} & saved_keys)
     other_5xx = sum(n for v, n in kinds.items() if v.startswith("5") and v != "503")
     no_retry_after = kinds.get("503 without Retry-After", 0)
-    figures = (f"{len(outcomes)} saves sent: " + ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items()))
-               + f"; {rows} rows, {audited} audited")  # fmt: skip
+    answers = ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items()))
+    figures = f"{clients} clients, {len(outcomes)} saves sent: {answers}; {rows} rows, {audited} audited"
     return (missing, saved_but_failed, other_5xx + no_retry_after, rows - audited), figures
 
 
@@ -493,6 +521,49 @@ def damaged_log(model: Path, tmp: Path) -> int:
     return tracebacks
 
 
+def login_timing(model: Path, tmp: Path, tries: int = 15) -> tuple[int, str]:
+    """A wrong password and an unknown name, timed (median of ``tries`` each, one address per try)."""
+    app = accounts_app(model, tmp / "timing.db")
+    times: dict[str, list[float]] = {"wrong password": [], "unknown name": []}
+    with served(app, proxies=(HOST,)) as url:
+        for i in range(tries):
+            for kind, name in (("wrong password", "gopal"), ("unknown name", f"nobody{i}")):
+                t0 = time.perf_counter()
+                httpx.post(f"{url}/api/login", json={"name": name, "password": "not-the-password"},
+                           headers={"X-Forwarded-For": f"10.9.{i}.{len(kind)}"}, timeout=60)  # fmt: skip
+                times[kind].append((time.perf_counter() - t0) * 1000)
+    wrong, unknown = (statistics.median(times[k]) for k in times)
+    return int(abs(wrong - unknown) > 0.25 * max(wrong, unknown)), f"median {wrong:.0f} ms vs {unknown:.0f} ms"
+
+
+def killed_uploads(model: Path, tmp: Path, trials: int = 4) -> tuple[int, str]:
+    """A 2,000-row upload, `kill -9` of the server at a random moment while it runs: all rows or none."""
+    from server_process import ServerProcess
+
+    from mealwatch.log import open_log
+
+    rows = "text\n" + "".join(f"no eggs today, complaint {i}\n" for i in range(2000))
+    partial, seen = 0, []
+    for trial in range(trials):
+        db = tmp / f"killed-{trial}.db"
+        server = ServerProcess(model, str(db), free_port())
+        server.start()
+        try:
+            upload = {"file": ("d.csv", rows.encode(), "text/csv")}
+            in_flight(lambda: httpx.post(f"{server.url}/api/classify/csv", files=upload, data={"save": "true"},
+                                         timeout=600))  # fmt: skip
+            time.sleep(random.Random(trial).uniform(0.5, 4.0))  # before, during or after its commit
+            server.kill9()
+        finally:
+            server.stop()
+        log = open_log(db)
+        count = log.count()
+        log.close()
+        seen.append(count)
+        partial += count not in (0, 2000)
+    return partial, f"rows after each kill: {', '.join(map(str, seen))}"
+
+
 def run(model: Path, tmp: Path, half_open_connections: int = 5000) -> bool:
     """Every case; prints one line each (counts, then figures); True when every count is 0."""
     good = True
@@ -527,4 +598,6 @@ def run(model: Path, tmp: Path, half_open_connections: int = 5000) -> bool:
     report("17", "full disk: saves not a 503 naming it, token reads refused", full_disk(model, folder("17")))
     report("18", "damaged weights started / NaN rows stored", damaged_model(model, folder("18")))
     report("19", "damaged logs (8 KB zeroed) starting with a traceback", damaged_log(model, folder("19")))
+    report("held", "login time told apart (wrong password vs unknown name)", *login_timing(model, folder("t")))
+    report("held", "2,000-row uploads cut by kill -9 saved in part", *killed_uploads(model, folder("k")))
     return good

@@ -63,11 +63,29 @@ def test_a_list_bomb_is_refused_at_its_length_with_a_short_answer(app):  # noqa:
     t0 = time.perf_counter()
     r = vik.post("/api/classify/batch", content=bomb, headers={"content-type": "application/json"})
     assert r.status_code == 422 and len(r.content) < 300, r.content[:300]
-    assert "holds 1,000,000 complaints; the limit is 256" in r.json()["error"]
+    assert "holds 2,000,001 JSON lists, objects and items; the limit is 50,000" in r.json()["error"]
+    r = vik.post("/api/classify/batch", json={"texts": ["a"] * 20_000})  # under the count: refused at its length
+    assert r.status_code == 422 and "holds 20,000 complaints; the limit is 256" in r.json()["error"]
     assert time.perf_counter() - t0 < 30  # a bound, not a benchmark: seconds at most (it was minutes)
     r = vik.post("/api/classify/batch", json={"items": [{"text": 5}] * 256})
     assert r.status_code == 422 and "and 246 more problems (the first 10 are named)" in r.json()["error"]
     assert len(r.content) < 2000
+
+
+def test_the_shape_count_leaves_strings_out():
+    from mealwatch.serve.admission import json_values
+
+    texts = ['rice, dal, [worms], {"egg"} \\ \\" ' * 10] * 256  # brackets, commas, quotes and escapes in strings
+    body = json.dumps({"texts": texts, "save": False}).encode()
+    assert json_values(body) == 2 + 255 + 1  # the object and the list, the commas between items and fields
+    assert json_values(json.dumps([[]] * 1000).encode()) == 1000 + 1 + 999
+
+
+def test_a_large_batch_with_commas_in_its_texts_passes_the_shape_check(app):  # noqa: F811
+    vik = login(app, "vik")
+    texts = [f"complaint {i}: rice, dal, roti, sabzi, " * 12 for i in range(256)]  # 6,000 commas in all
+    r = vik.post("/api/classify/batch", json={"texts": texts})
+    assert r.status_code == 200 and r.json()["count"] == 256
 
 
 def asgi(
