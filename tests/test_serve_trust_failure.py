@@ -237,3 +237,24 @@ def test_a_model_giving_nan_is_never_answered_nor_stored(model_dir, tmp_path):  
         log.add(NewComplaint("x", ["other"], {"other": float("nan")}, "low", "m"))
     assert log.count() == 0
     log.close()
+
+
+@pytest.mark.parametrize("proxy", [[], ["--proxy", "127.0.0.1"]])
+def test_serve_says_how_it_listens_and_passes_it_to_uvicorn(model_dir, tmp_path, capsys, monkeypatch, proxy):  # noqa: F811
+    import socket
+
+    heard = {}
+    monkeypatch.setattr("uvicorn.run", lambda served, **kwargs: heard.update(kwargs))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = ["serve", "--model", str(model_dir), "--db", str(tmp_path / "log.db"), "--port", str(port), *proxy]
+    assert main([*args, "--max-connections", "200", "--header-timeout", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "its weights match their recorded SHA-256" in out
+    assert "connections: at most 200 at once, 20 from one address; headers within 5 s" in out
+    assert heard["proxy_headers"] is bool(proxy) and heard["timeout_graceful_shutdown"] == 10
+    assert heard["forwarded_allow_ips"] == (["127.0.0.1"] if proxy else None)
+    assert ("believed from 127.0.0.1" if proxy else "X-Forwarded-For ignored (no --proxy)") in out
+    assert main(["serve", "--model", str(model_dir), "--proxy", "my-proxy", "--port", str(port)]) == 2
+    assert "--proxy 'my-proxy': give the proxy's IP address" in capsys.readouterr().err

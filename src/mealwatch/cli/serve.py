@@ -275,7 +275,14 @@ def run(args: argparse.Namespace) -> int:
     except StartError as e:
         raise UserError(f"--{e.option}: {e}") from None
     service = app.state.service
-    print(f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode})")
+    from mealwatch.checksums import DIGEST_FILE
+
+    checked = "its weights match their recorded SHA-256" if (model_dir / DIGEST_FILE).is_file() else (
+        f"its weights not checked: no {DIGEST_FILE}, saved before mealwatch recorded one")  # fmt: skip
+    print(
+        f"model: {model_dir} (version {service.predictor.version}, running in {service.predictor.pipeline.mode}; "
+        f"{checked})"
+    )
     print(
         f"batching: a complaint waits at most {args.batch_wait_ms:g} ms for others; a pass takes at most "
         f"{args.max_batch} complaints and {args.batch_tokens} padded word pieces"
