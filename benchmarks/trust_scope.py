@@ -9,6 +9,7 @@ issue replayed, counting what must never happen again (every count's target is 0
   14 costly reads (attention page, CSV export) served to a cross-site request
   21 sessions in use logged out under --session-idle-minutes 1 (a request every 20 s)
   22 `users password` not taking effect, a log file readable by others, a disabled account told apart
+  and what held, measured again: changes a session sends without its CSRF token, refused
 """
 
 from __future__ import annotations
@@ -199,6 +200,41 @@ def passwords_and_files(model: Path, tmp: Path) -> int:
     return wrong
 
 
+def csrf_refused(model: Path, tmp: Path) -> tuple[int, int]:
+    """What held, measured again: every change a session sends without its CSRF token (or with a wrong one) is
+    refused; (changes served, changes sent)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from role_matrix import prepare, specs
+
+    from mealwatch.serve import create_app
+
+    app = create_app(model, tmp / "csrf.db", accounts=True)
+    prepare(app)
+    served = sent = 0
+    for (method, path), requests in specs().items():
+        if method not in ("POST", "PATCH", "PUT", "DELETE") or path in ("/api/login",):
+            continue
+        for spec in requests:
+            for token in (None, "not-the-token"):
+                client = login_as_matrix_admin(app)
+                if token is None:
+                    del client.headers["X-CSRF-Token"]
+                else:
+                    client.headers["X-CSRF-Token"] = token
+                url, kwargs = spec.make()
+                served += client.request(method, url, **kwargs).status_code < 400
+                sent += 1
+    return served, sent
+
+
+def login_as_matrix_admin(app) -> TestClient:
+    from role_matrix import caller_client
+
+    return caller_client(app, "admin")
+
+
 CASES: list[tuple[str, str, Callable[[Path, Path], int | tuple[int, ...]]]] = [
     ("1", "a district admin's out-of-scope grants, changes and audit entries", district_admin),
     ("2", "a viewer's full-phone reads served; officer's full-phone reads unaudited", full_phone),
@@ -208,6 +244,7 @@ CASES: list[tuple[str, str, Callable[[Path, Path], int | tuple[int, ...]]]] = [
     ("14", "costly reads served to a cross-site request", cross_site_costly_reads),
     ("21", "sessions in use logged out under a 1-minute idle limit", idle_sessions),
     ("22", "password command, private log file, disabled account told apart: failures", passwords_and_files),
+    ("held", "changes served without their CSRF token / changes sent", csrf_refused),
 ]
 
 
@@ -219,6 +256,6 @@ def run(model: Path, tmp: Path) -> bool:
         folder.mkdir()
         counts = case(model, folder)
         counts = counts if isinstance(counts, tuple) else (counts,)
-        print(f"item {number:>2} {what}: {' / '.join(str(c) for c in counts)}")
-        good &= not any(counts)
+        print(f"item {number:>4} {what}: {' / '.join(str(c) for c in counts)}")
+        good &= not counts[0] if number == "held" else not any(counts)
     return good
