@@ -62,9 +62,9 @@ class LabelledTexts(Protocol):
 class TrainingArguments:
     """How to fine-tune; saved with the model in its config.json."""
 
-    epochs: int = 10
+    epochs: int = 6
     batch_size: int = 16
-    learning_rate: float = 2e-4  # encoder
+    learning_rate: float = 1e-4  # encoder
     head_learning_rate: float = 1e-2  # the freshly initialised linear head learns faster
     warmup_ratio: float = 0.1  # fraction of the steps over which the learning rate rises from 0
     weight_decay: float = 0.01  # AdamW, not applied to biases and LayerNorm weights

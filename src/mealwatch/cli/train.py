@@ -32,13 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="folder to save the model in (default: a new folder under $MEALWATCH_HOME/runs/, "
         "i.e. ~/.local/share/mealwatch/runs/)",
     )
-    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 10)")
+    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 6)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument(
         "--patience", type=int, help="stop after this many epochs without a better validation macro-F1 (default: 3)"
     )
     p.add_argument("--batch-size", type=int, help="texts per step (default: 16)")
-    p.add_argument("--lr", type=float, help="encoder learning rate (default: 2e-4)")
+    p.add_argument("--lr", type=float, help="encoder learning rate (default: 1e-4)")
     p.add_argument("--pooling", choices=["mean", "cls"], default="mean",
                    help="sentence vector: mean of the tokens (default) or the [CLS] pooler")  # fmt: skip
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
