@@ -28,6 +28,7 @@ pickles.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,6 +106,30 @@ class FeatureBlock:
         """(N, F_block) sparse rows of ``texts`` read through the block's view."""
         return self.weigh(view_of(texts, self.view))
 
+    def occurrences(self, pieces: Sequence[str]) -> list[tuple[int, tuple[int, ...]]]:
+        """Every n-gram of the block's vocabulary in a text cut into white-space-separated ``pieces`` (already in
+        the block's view), in order: (its column, the pieces it lies in: one, or two for a word pair)."""
+        counter = self.counter()
+        columns = counter.vocabulary_
+        found: list[tuple[int, tuple[int, ...]]] = []
+        if self.analyzer == "char_wb":  # n-grams inside each word: each piece's own
+            analyse = counter.build_analyzer()
+            for i, piece in enumerate(pieces):
+                found += [(columns[g], (i,)) for g in analyse(piece) if g in columns]
+            return found
+        if self.analyzer != "word":
+            raise ValueError(f"n-grams of analyzer {self.analyzer!r} cannot be placed in the text")
+        preprocess, tokenize = counter.build_preprocessor(), counter.build_tokenizer()
+        tokens = [(token, i) for i, piece in enumerate(pieces) for token in tokenize(preprocess(piece))]
+        low, high = self.ngram_range
+        for n in range(low, high + 1):
+            for start in range(len(tokens) - n + 1):
+                window = tokens[start : start + n]
+                gram = " ".join(token for token, _ in window)
+                if gram in columns:
+                    found.append((columns[gram], tuple(dict.fromkeys(i for _, i in window))))
+        return found
+
     def weigh(self, viewed: Sequence[str]) -> Any:
         """(N, F_block) sparse rows of texts already in the block's view: sublinear tf times idf, unit l2 rows."""
         from sklearn.preprocessing import normalize
@@ -142,12 +167,38 @@ class NgramChannel:
 
     def probabilities(self, texts: Sequence[str]) -> np.ndarray:
         """(N, L) probabilities: sigmoid per label (multi-label) or softmax over labels."""
-        z = self.logits(texts)  # (N, L)
+        return self.to_probabilities(self.logits(texts))
+
+    def to_probabilities(self, z: np.ndarray) -> np.ndarray:
+        """(..., L) logits as probabilities: sigmoid per label (multi-label) or softmax over labels."""
         if self.multi_label:
             return 1.0 / (1.0 + np.exp(-z))
-        z = z - z.max(axis=1, keepdims=True)
+        z = z - z.max(axis=-1, keepdims=True)
         e = np.exp(z)
-        return e / e.sum(axis=1, keepdims=True)
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def contributions(self, text: str) -> "PieceContributions":
+        """Each white-space-separated piece of ``text``'s exact share of the logits: W x is a sum over the text's
+        n-grams (feature f adds W[:, f] · x_f), and an n-gram lies inside one piece (a character n-gram, a word)
+        or across two (a word pair, shared half and half); a feature found several times is shared equally
+        among its occurrences. The pieces' shares add up to ``logits([text]) − bias``.
+
+        A view changes a piece's letters, never where the pieces are: each piece is read through the view on
+        its own, and the n-grams of the pieces are those of the whole text."""
+        spans = [m.span() for m in re.finditer(r"\S+", text)]
+        pieces = [text[a:b] for a, b in spans]
+        shares = np.zeros((len(spans), len(self.labels)))  # (S, L)
+        offset = 0
+        for block in self.blocks:
+            x = block.weigh(view_of([text], block.view)).toarray()[0]  # (F_block,): the text's features
+            occurrences = block.occurrences(view_of(pieces, block.view))  # (column, pieces it lies in) per n-gram
+            found = np.bincount([c for c, _ in occurrences], minlength=len(x))  # (F_block,)
+            for column, where in occurrences:
+                part = self.weight[:, offset + column] * (x[column] / found[column] / len(where))  # (L,)
+                for i in where:
+                    shares[i] += part
+            offset += len(block.vocabulary)
+        return PieceContributions(spans, shares, self.bias.copy())
 
     # ------------------------------------------------------------------ files
     def save(self, folder: str | Path) -> None:
@@ -217,6 +268,19 @@ class NgramChannel:
                      for i, b in enumerate(self.blocks) if b.view not in VIEWS]  # fmt: skip
         if problems:
             raise CheckpointError("the n-gram channel does not fit: " + "; ".join(problems))
+
+
+@dataclass
+class PieceContributions:
+    """A text's n-gram logits split over its white-space-separated pieces (``NgramChannel.contributions``)."""
+
+    spans: list[tuple[int, int]]  # per piece, (start, end) character offsets in the text
+    logits: np.ndarray  # (S, L): each piece's share of W x
+    bias: np.ndarray  # (L,): b, the logits of a text with no n-gram of the vocabulary
+
+    def total(self) -> np.ndarray:
+        """(L,) the text's logits: b + the pieces' shares."""
+        return self.bias + self.logits.sum(axis=0)
 
 
 def view_of(texts: Sequence[str], view: str) -> list[str]:
