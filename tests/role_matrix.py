@@ -87,6 +87,8 @@ def specs() -> dict[tuple[str, str], list[Spec]]:
         ("GET", "/api/labels"): [Spec(lambda: ("/api/labels", {}))],
         ("GET", "/api/settings"): [Spec(lambda: ("/api/settings", {}))],
         ("GET", "/api/session"): [Spec(lambda: ("/api/session", {}))],
+        ("GET", "/api/preferences"): [Spec(lambda: ("/api/preferences", {}))],
+        ("PUT", "/api/preferences"): [Spec(lambda: ("/api/preferences", {"json": {"language": "hi"}}))],
         ("POST", "/api/login"): [Spec(lambda: ("/api/login", {"json": {"name": "vera", "password": PASSWORD}}))],
         ("POST", "/api/logout"): [Spec(lambda: ("/api/logout", {}))],
         ("POST", "/api/classify"): [Spec(lambda: ("/api/classify", {"json": save}), needs="officer", wrong=403)],

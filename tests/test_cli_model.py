@@ -101,7 +101,7 @@ def test_predict_file_to_jsonl_and_csv_keeps_order(trained, tmp_path):
     assert [r["text"] for r in rows] == TEXTS
     assert [r["labels"] for r in rows] == [p.labels for p in expected]
     assert [r["urgency"] for r in rows] == [p.urgency for p in expected]
-    assert rows[0]["probabilities"] == pytest.approx(expected[0].probabilities, abs=1e-6)
+    assert rows[0]["probabilities"] == pytest.approx(expected[0].probabilities, abs=5e-5)  # to 4 decimals
 
     assert main(["predict", "--model", str(trained["model"]), "--input", str(texts_file), "--output",
                  str(tmp_path / "out.csv")]) == 0  # fmt: skip

@@ -56,7 +56,7 @@ def test_a_correction_is_kept_beside_the_prediction_with_who_and_when(log_client
     [
         ({"labels": ["typhoid"]}, 422, "field 'labels': unknown label 'typhoid'; expected some of foreign_object"),
         ({"labels": []}, 422, "field 'labels' is empty: a correction needs at least one label"),
-        ({}, 422, "nothing to change: send status, labels, assignee or notes"),
+        ({}, 422, "nothing to change: send status, labels, assignee, notes, district or block"),
         ({"labels": "illness"}, 422, "field 'labels' must be a list"),
         ({"notes": "x" * 5001}, 422, "field 'notes': notes is 5,001 characters long; the limit is 5000"),
         ({"status": "resolved", "labels": ["illness"]}, 409, "complaint 1 is 'new'; it cannot move to 'resolved'"),

@@ -28,3 +28,25 @@ def test_a_file_for_a_program_keeps_formula_like_text_exactly():
     text = write_csv(["text", "labels"], [["=cmd|' /C calc'!A0", ["illness"]], ["-- dal kharab", []]],
                      spreadsheet_safe=False)  # fmt: skip
     assert text == "text,labels\r\n=cmd|' /C calc'!A0,illness\r\n-- dal kharab,\r\n"
+
+
+def test_the_formula_guard_is_undone_exactly():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from mealwatch.csvfile import unguard
+
+    @given(st.text(alphabet=st.sampled_from(["'", "=", "+", "-", "@", "\t", "\r", "a", "1", ".", " "]), max_size=8))
+    def round_trip(text):
+        assert unguard(cell(text)) == text
+        assert not cell(text).startswith(("=", "+", "-", "@", "\t", "\r")) or float(text) is not None
+
+    round_trip()
+    assert cell("'=x") == "''=x" and unguard("''=x") == "'=x" and unguard("'=x") == "=x"
+    assert unguard("'quoted'") == "'quoted'" and unguard("it's") == "it's" and cell("-3.5") == "-3.5"
+
+
+def test_a_file_for_a_spreadsheet_starts_with_a_byte_order_mark():
+    text = write_csv(["text"], [["बच्चों को उल्टी"]], bom=True)
+    assert text.startswith("\ufefftext\r\n") and text.encode("utf-8")[:3] == b"\xef\xbb\xbf"
+    assert not write_csv(["text"], [["x"]]).startswith("\ufeff")

@@ -411,7 +411,7 @@ def test_a_blocks_complaints_of_some_days_are_one_range_of_its_index(log_backend
     fill(store)
     filters = Filters(block="Sadar", since=datetime(2000, 1, 1, tzinfo=timezone.utc),
                       until=datetime(2100, 1, 1, tzinfo=timezone.utc))  # fmt: skip
-    where, params = where_clause(filters)
+    where, params = where_clause(filters, places={"block": ["sadar"]})  # "Sadar" is one block (step 9: place_keys)
     sql = f"SELECT {COLUMNS} FROM complaints{where}{ORDERS['queue']}"
     if log_backend.name == "sqlite":
         plan = "\n".join(r[-1] for r in log_backend.execute("EXPLAIN QUERY PLAN " + sql, tuple(params)))

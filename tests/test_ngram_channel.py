@@ -288,14 +288,19 @@ def test_hf_export_of_a_fused_model_carries_the_encoder_thresholds_and_says_so(f
     assert NGRAM_NOTE in (out / "README.md").read_text()
 
 
-def test_explanations_of_a_fused_model_explain_the_encoder_and_say_so(fused_pipeline):
+def test_explanations_of_a_fused_model_explain_the_decision_and_its_parts(fused_pipeline):
+    """The explanation is of the decision shown (fused), each word's share the sum of the encoder's part and the
+    n-gram channel's (explain/why.py; tests/test_why.py checks each part)."""
     from mealwatch.explain.explanation import explain
 
     pipeline, encoder_alone, _ = fused_pipeline
     e = explain(pipeline, TEXTS[0], steps=32)
     fused = pipeline.predict([TEXTS[0]])[0].probabilities
+    assert set(e.parts) == {"encoder", "ngram"} and e.ngram_weight == pipeline.config.ngram_weight > 0
     for label in e.predicted:
         assert e.probabilities[label] == pytest.approx(fused[label], abs=1e-6)
         assert e.encoder_probabilities[label] == pytest.approx(encoder_alone[0, LABELS.index(label)], abs=1e-5)
-        change = e.encoder_probabilities[label] - e.baseline_probabilities[label]
+        change = e.probabilities[label] - e.baseline_probabilities[label]
         assert e.delta[label] == pytest.approx(sum(e.attributions[label]) - change, abs=1e-6)
+        both = [a + b for a, b in zip(e.parts["encoder"][label], e.parts["ngram"][label])]
+        assert e.attributions[label] == pytest.approx(both, abs=1e-9)

@@ -32,8 +32,14 @@ def test_record_fields_are_checked_and_normalised():
     assert check_incident("2025-03-01", KOLKATA) == datetime(2025, 2, 28, 18, 30, tzinfo=timezone.utc)
     assert check_incident("2025-03-01T10:00+00:00", KOLKATA) == datetime(2025, 3, 1, 10, tzinfo=timezone.utc)
     assert check_incident("2025-03-01T10:00", KOLKATA) == datetime(2025, 3, 1, 4, 30, tzinfo=timezone.utc)
-    with pytest.raises(RecordError, match="incident_date must be a day"):
-        check_incident("31/01/2025")
+    # day first, as India writes dates (a bulk paste from a register): slashes, dashes or dots, a time optional
+    for written in ("01/03/2025", "1/3/2025", "01-03-2025", "01.03.2025"):
+        assert check_incident(written, KOLKATA) == datetime(2025, 2, 28, 18, 30, tzinfo=timezone.utc), written
+    assert check_incident("01/03/2025 14:05", KOLKATA) == datetime(2025, 3, 1, 8, 35, tzinfo=timezone.utc)
+    assert check_incident("2025-03-01 14:05", KOLKATA) == datetime(2025, 3, 1, 8, 35, tzinfo=timezone.utc)
+    for bad in ("31/13/2025", "32/01/2025", "2025/01/31", "01/03/25", "01/03-2025", "yesterday"):
+        with pytest.raises(RecordError, match=r"incident_date must be a day \(YYYY-MM-DD, or DD/MM/YYYY\)"):
+            check_incident(bad)
     assert fold("  GPS   RAMPUR ") == "gps rampur" and fold("Straße") == "strasse" and fold("राम") == "राम"
 
 
@@ -71,10 +77,12 @@ def test_a_saved_record_round_trips_with_the_phone_masked(log_client):  # noqa: 
     assert full["reporter_phone"] == "+919876543210"
     listed = client.get("/api/complaints").json()["items"][0]
     assert listed["reporter_phone"] == "********3210"
-    export = list(csv.DictReader(io.StringIO(client.get("/api/complaints.csv").text)))[0]
+    export = list(csv.DictReader(io.StringIO(client.get("/api/complaints.csv").text.removeprefix("\ufeff"))))[0]
     assert (export["reporter_phone"], export["district"], export["channel"]) == ("********3210", "Gaya", "whatsapp")
-    assert export["extra"] == '{"ward": "7", "वार्ड सदस्य": "सीता देवी"}'
-    export = list(csv.DictReader(io.StringIO(client.get("/api/complaints.csv?full_phone=true").text)))[0]
+    assert (export["ward"], export["वार्ड सदस्य"]) == ("7", "सीता देवी")  # the officer's fields, each a column
+    assert export["incident_date"] == "2025-03-01 07:35"  # the test app's zone is UTC
+    full = client.get("/api/complaints.csv?full_phone=true").text.removeprefix("\ufeff")
+    export = list(csv.DictReader(io.StringIO(full)))[0]
     assert export["reporter_phone"] == "+919876543210"
     # an old client sending only text and school still works, its record empty
     old = client.post("/api/classify", json={"text": "No meal today", "school": "S1", "save": True}).json()
@@ -85,7 +93,7 @@ def test_a_saved_record_round_trips_with_the_phone_masked(log_client):  # noqa: 
     "field, value, message",
     [
         ("channel", "fax", "field 'channel': channel must be one of phone, sms, whatsapp, letter, web, visit"),
-        ("incident_date", "yesterday", "field 'incident_date': incident_date must be a day (YYYY-MM-DD)"),
+        ("incident_date", "yesterday", "field 'incident_date': incident_date must be a day (YYYY-MM-DD, or DD/MM"),
         ("reporter_phone", "call me", "field 'reporter_phone': reporter_phone must be a phone number"),
         ("udise", "12", "field 'udise': udise must be the school's 11-digit UDISE code"),
         ("district", "x" * 201, "field 'district': district is 201 characters long; the limit is 200"),
@@ -126,11 +134,12 @@ def test_csv_upload_maps_known_columns_keeps_the_others_and_refuses_bad_cells(lo
     r = client.post("/api/classify/csv", files={"file": ("bad.csv", bad, "text/csv")}, data={"save": "true"})
     assert r.status_code == 422
     assert r.json()["error"] == (
-        "bad.csv: 2 row(s) cannot be read, nothing was classified: line 2: incident_date must be a day (YYYY-MM-DD) "
-        "or an ISO time (2025-01-31T13:05+05:30), not '2025-13-01'; channel must be one of phone, sms, whatsapp, "
-        "letter, web, visit, not 'fax'; reporter_phone must be a phone number (7 to 15 digits, optionally with +, "
-        "spaces or dashes), not '12'; line 4: reporter_phone must be a phone number (7 to 15 digits, optionally "
-        "with +, spaces or dashes), not 'abc'"
+        "bad.csv: 2 row(s) cannot be read, nothing was classified: line 2: incident_date must be a day "
+        "(YYYY-MM-DD, or DD/MM/YYYY) or a time (2025-01-31T13:05+05:30, 31/01/2025 13:05), not '2025-13-01'; "
+        "channel must be one of phone, sms, whatsapp, letter, web, visit, not 'fax'; reporter_phone must be a phone "
+        "number (7 to 15 digits, optionally with +, spaces or dashes), not '12'; line 4: reporter_phone must be a "
+        "phone number (7 to 15 digits, optionally with +, spaces or dashes), not 'abc' (or send partial=true to "
+        "classify the others)"
     )
     twice = "text,phone,mobile\nno meal,9876543210,9876543210\n"
     r = client.post("/api/classify/csv", files={"file": ("twice.csv", twice, "text/csv")})

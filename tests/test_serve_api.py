@@ -325,23 +325,23 @@ def test_csv_export_has_every_column_and_honours_filters(log_client, classifier)
     saved = seed_log(client, db)
     r = client.get("/api/complaints.csv")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
-    rows = list(csv.DictReader(io.StringIO(r.text)))
+    assert r.text.startswith("\ufeffid,")  # a byte-order mark: Excel reads the file as UTF-8
+    rows = list(csv.DictReader(io.StringIO(r.text.removeprefix("\ufeff"))))
     assert len(rows) == 5
-    first = ["id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review"]
-    assert list(rows[0])[:11] == [*first,
-                                  "review_reasons", "school", "text", "model_version"]  # fmt: skip
-    record = ["corrected_labels", "corrected_by", "corrected_at", "udise", "district", "block", "incident_at",
-              "channel", "reporter_phone", "assignee", "notes", "extra"]  # fmt: skip
-    assert list(rows[0])[11:23] == record
-    assert list(rows[0])[23:] == [f"p_{label}" for label in classifier.labels]
+    assert list(rows[0]) == ["id", "created_at", "status", "status_changed_at", "text", "school", "udise", "district",
+                             "block", "incident_date", "channel", "reporter_phone", "labels", "urgency",
+                             "needs_review", "review_reasons", "corrected_labels", "corrected_by", "corrected_at",
+                             "assignee", "notes", "model_version",
+                             *(f"p_{label}" for label in classifier.labels)]  # fmt: skip
     by_id = {int(row["id"]): row for row in rows}
     for c in saved:
         row = by_id[c["id"]]
-        assert (row["text"], row["school"], row["created_at"]) == (c["text"], c["school"], c["created_at"])
+        local = c["created_at"][:10] + " " + c["created_at"][11:19]  # the test app's zone is UTC; to the second
+        assert (row["text"], row["school"], row["created_at"]) == (c["text"], c["school"], local)
         assert row["labels"].split(";") == c["labels"] and row["urgency"] == c["urgency"]
         for label, p in c["probabilities"].items():
             assert float(row[f"p_{label}"]) == pytest.approx(p, abs=1e-6)
-    only_s1 = list(csv.DictReader(io.StringIO(client.get("/api/complaints.csv", params={"school": "S1"}).text)))
+    only_s1 = list(csv.DictReader(io.StringIO(client.get("/api/complaints.csv", params={"school": "S1"}).text[1:])))
     assert sorted(int(r["id"]) for r in only_s1) == sorted(c["id"] for c in saved if c["school"] == "S1")
 
 
@@ -448,7 +448,7 @@ def test_bad_batches(client, body, message):
     [
         (b"txt,school\nhello,S1\n", "has no 'text' column (its header is: txt, school)"),
         ("text\nkhichdi was cold\nthe dal was caf\u00e9\n".encode("latin-1"), "is not UTF-8 text (byte 0xe9 on line 3"),
-        (b"text\nrice, dal and worms\n", "line 2 has 2 cells but the header has 1"),
+        (b"text\nrice, dal and worms\n", "line 2: it has 2 cells but the header has 1"),
         (b"text,school\n,S1\nfine,S2\n", "line 2: the text is empty"),
         (b"text\n", "a header but no complaints"),
         (b"", "is empty"),

@@ -135,7 +135,7 @@ def test_an_explanation_is_cancelled_when_its_client_goes_away(predictor, tmp_pa
     passes: list[int] = []
     started = threading.Event()
 
-    def slow_ig(texts, steps=50):
+    def slow_ig(texts, steps=50, method="ig"):
         jobs.append(predictor.explainer.submit(looping(passes, started), "integrated-gradients explanation"))
         return jobs[-1]
 

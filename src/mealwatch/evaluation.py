@@ -9,7 +9,7 @@ prediction scores 0 (``zero_division=0``), and its support of 0 shows in ``per_l
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,8 +27,13 @@ from .atomic import write_file_atomically, write_text_atomically
 from .decisions import as_targets, encode_labels
 
 if TYPE_CHECKING:
+    from torch import Tensor
+
     from .data import Dataset
     from .pipeline import Pipeline
+
+#: texts predicted at a time when an evaluation reports its progress
+PART = 256
 
 
 @dataclass
@@ -161,13 +166,35 @@ def evaluate_predictions(
     )
 
 
-def evaluate_pipeline(pipeline: "Pipeline", dataset: "Dataset", bootstrap: int = 1000) -> EvaluationReport:
-    """A trained pipeline's report on a labelled dataset (labels in the model's order), per script and language too."""
+def evaluate_pipeline(
+    pipeline: "Pipeline", dataset: "Dataset", bootstrap: int = 1000, progress: Callable[[int], None] | None = None
+) -> EvaluationReport:
+    """A trained pipeline's report on a labelled dataset (labels in the model's order), per script and language too;
+    ``progress(texts done)`` is called as the predictions go (``probabilities_in_parts``)."""
     if list(dataset.label_set) != pipeline.labels:
         raise ValueError(f"the data's labels {list(dataset.label_set)} differ from the model's {pipeline.labels}")
-    decided = as_targets(pipeline.decide(pipeline.probabilities(list(dataset.texts))), pipeline.multi_label)
+    probabilities = probabilities_in_parts(pipeline, list(dataset.texts), progress)
+    decided = as_targets(pipeline.decide(probabilities), pipeline.multi_label)
     return evaluate_predictions(dataset.targets(), decided, pipeline.labels, pipeline.multi_label, bootstrap=bootstrap,
                                 scripts=dataset.scripts(), languages=dataset.languages())  # fmt: skip
+
+
+def probabilities_in_parts(
+    pipeline: "Pipeline", texts: list[str], progress: Callable[[int], None] | None = None, part: int = PART
+) -> "Tensor":
+    """``pipeline.probabilities(texts)``, ``part`` texts at a time, ``progress(texts done)`` after each part."""
+    import torch
+
+    if progress is None or len(texts) <= part:
+        out = pipeline.probabilities(texts)
+        if progress is not None:
+            progress(len(texts))
+        return out
+    parts = []
+    for start in range(0, len(texts), part):
+        parts.append(pipeline.probabilities(texts[start : start + part]))
+        progress(min(start + part, len(texts)))
+    return torch.cat(parts)
 
 
 # ---------------------------------------------------------------------------- text

@@ -27,6 +27,9 @@ MAX_EXTRA_FIELDS = 50
 MAX_EXTRA_CHARS = 2000
 
 _PHONE_CHARS = re.compile(r"^\+?[0-9 ().\-]+$")
+#: a day as India writes it, day first: 27/05/2025, 27-05-2025 or 27.05.2025 (a one-digit day or month too), and
+#: optionally a time of day after it (14:05 or 14:05:30)
+_DAY_FIRST = re.compile(r"^(\d{1,2})([/.\-])(\d{1,2})\2(\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$")
 _UDISE = re.compile(r"^[0-9]{11}$")
 
 
@@ -133,20 +136,27 @@ def mask_phone(phone: str | None) -> str | None:
 
 
 def check_incident(value: str | None, zone: tzinfo = timezone.utc) -> datetime | None:
-    """When the incident happened, in UTC: a day (``2025-01-31``, its start in ``zone``), or an ISO time
-    (one without an offset is read in ``zone``)."""
+    """When the incident happened, in UTC: a day (``2025-01-31``, or day first as India writes it: ``31/01/2025``,
+    ``31-01-2025``, ``31.01.2025``; its start in ``zone``), or a time (ISO ``2025-01-31T13:05+05:30``,
+    ``2025-01-31 13:05``, ``31/01/2025 13:05``; one without an offset is read in ``zone``)."""
     value = clean_name(value, "incident_date", 64)
     if value is None:
         return None
     try:
-        if len(value) == 10:
+        day_first = _DAY_FIRST.match(value)
+        if day_first:
+            d, _, m, y, hh, mm, ss = day_first.groups()
+            clock = time(int(hh), int(mm), int(ss or 0)) if hh is not None else time(0)
+            moment = datetime.combine(date(int(y), int(m), int(d)), clock, zone)
+        elif len(value) == 10:
             moment = datetime.combine(date.fromisoformat(value), time(0), zone)
         else:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
             moment = moment.replace(tzinfo=zone) if moment.tzinfo is None else moment
     except ValueError:
         raise RecordError(
-            f"incident_date must be a day (YYYY-MM-DD) or an ISO time (2025-01-31T13:05+05:30), not {value!r}"
+            f"incident_date must be a day (YYYY-MM-DD, or DD/MM/YYYY) or a time (2025-01-31T13:05+05:30, "
+            f"31/01/2025 13:05), not {value!r}"
         ) from None
     try:
         moment = moment.astimezone(timezone.utc)

@@ -300,8 +300,9 @@ def _train(
         for epoch in range(1, args.epochs + 1):
             model.train()
             total, seen = 0.0, 0
+            # disable None: no bar where standard error is not a terminal (a log file gets the epoch lines alone)
             bar = tqdm(length_buckets(lengths, args.batch_size, generator), desc=f"epoch {epoch}/{args.epochs}",
-                       disable=not progress, leave=False, unit="batch")  # fmt: skip
+                       disable=None if progress else True, leave=False, unit="batch")  # fmt: skip
             for idx in bar:
                 T = int(lengths[idx].max())
                 with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):

@@ -20,19 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ..labels import LABELS
+from ..severity import DEATH_OR_HOSPITAL, phrase_pattern
 from ..text import normalize
 
 GROUPS = ("school", "block")
-
-#: a death or a hospital admission, in English, romanised Hindi and Devanagari
-DEATH_OR_HOSPITAL = (
-    "died", "death", "deaths", "passed away", "hospital", "hospitals", "hospitalised", "hospitalized",
-    "hospitalisation", "hospitalization", "admitted", "icu",
-    "maut", "mar gaya", "mar gayi", "mar gai", "mar gaye", "aspatal", "aspataal", "hospital me", "bhartee",
-    "bharti kiya", "bharti kiye", "bharti karaya", "bharti karwaya", "bharti hua", "bharti hue", "bharti hai",
-    "bharti hain",
-    "मौत", "मृत्यु", "मर गया", "मर गयी", "मर गई", "मर गए", "अस्पताल", "अस्पतालों", "भर्ती",
-)  # fmt: skip
 
 
 class AlertRuleError(ValueError):
@@ -83,11 +74,10 @@ class Rule:
 
 def keyword_pattern(keyword: str) -> re.Pattern[str]:
     """A keyword found as whole words of normalised text, its spaces matching any run of white space."""
-    words = normalize(keyword).split()
-    if not words:
-        raise AlertRuleError("a keyword is empty")
-    letter = r"[\w\u0900-\u097f]"  # a letter, digit or Devanagari sign (a vowel sign is no \w)
-    return re.compile(rf"(?<!{letter})" + r"\s+".join(re.escape(w) for w in words) + rf"(?!{letter})")
+    try:
+        return phrase_pattern(keyword)
+    except ValueError:
+        raise AlertRuleError("a keyword is empty") from None
 
 
 DEFAULT_RULES: tuple[Rule, ...] = (

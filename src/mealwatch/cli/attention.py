@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("text", metavar="TEXT", help="the text to look at")
     p.add_argument(
         "--model",
-        help="a model folder from `mealwatch train` or a Hugging Face BERT folder "
-        "(default: the bundled pre-trained all-MiniLM-L6-v2)",
+        help="a model folder from `mealwatch train` or a Hugging Face BERT folder (default: your model — "
+        "$MEALWATCH_MODEL, else the newest trained run — else the bundled pre-trained all-MiniLM-L6-v2)",
     )
     p.add_argument(
         "--word",
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.explain.terminal import print_focus, print_summary
     from mealwatch.explain.word_attention import check_layer_head
 
-    model = open_model(args.model)
+    model = open_model(args.model or users_model())
     wa = model.word_attention(args.text, not args.no_special)
     try:
         check_layer_head(wa.layers, wa.heads, args.layer, args.head)
@@ -127,3 +127,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_summary(wa, args.layer, args.head)
     return 0
+
+
+def users_model() -> str | None:
+    """The model `predict` and `serve` use without --model (``runs.resolve_model``), said on standard error; None
+    (the bundled pre-trained encoder) when there is no trained model yet."""
+    import sys
+
+    from mealwatch.runs import NoModelError, resolve_model
+
+    try:
+        folder = resolve_model(None)
+    except NoModelError:
+        print("no trained model found: showing the bundled pre-trained all-MiniLM-L6-v2 (give --model to choose)",
+              file=sys.stderr)  # fmt: skip
+        return None
+    print(f"model: {folder} (give --model to choose another)", file=sys.stderr)
+    return str(folder)

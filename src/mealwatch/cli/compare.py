@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 BASELINE_NAMES = ("tfidf", "frozen", "scratch", "finetune")
@@ -49,7 +50,13 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.data}: no test.csv or test.jsonl; comparing needs a test split")
     sizes = ", ".join(f"{name} {len(split)}" for name, split in splits.items())
     print(f"comparing {', '.join(which)} on {sizes}", file=sys.stderr)
-    results = compare(splits, which=which, epochs=args.epochs, seed=args.seed, progress=True)
+    results, which = [], [name for name in BASELINE_NAMES if name in which]
+    for i, name in enumerate(which, start=1):  # one method at a time, each said as it starts and ends
+        started = time.perf_counter()
+        print(f"[{i}/{len(which)}] {name}: fitting and scoring ...", file=sys.stderr, flush=True)
+        results += compare(splits, which=[name], epochs=args.epochs, seed=args.seed, progress=True)
+        print(f"[{i}/{len(which)}] {name}: done in {time.perf_counter() - started:.0f} s (test macro-F1 "
+              f"{results[-1].macro_f1:.3f})", file=sys.stderr, flush=True)  # fmt: skip
     table = format_table(results)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2))

@@ -49,7 +49,11 @@ def run(args: argparse.Namespace) -> int:
         args.data, text_column=args.text_column, labels_column=args.labels_column,
         label_set=pipeline.labels, multi_label=pipeline.multi_label,
     )  # fmt: skip
-    report = evaluate_pipeline(pipeline, dataset)
+    from mealwatch.cli.progress import Progress
+
+    shown = Progress(f"predicting {args.data.name}", len(dataset))
+    report = evaluate_pipeline(pipeline, dataset, progress=shown.advance)
+    shown.finish()
     if args.json:
         print(json.dumps({"model": str(folder), "data": str(args.data), **report.to_dict()}))
     else:
@@ -78,7 +82,13 @@ def evaluate_log(args: argparse.Namespace, folder, pipeline) -> int:
     order = pipeline.labels.index
     examples = [Example(c.text, tuple(sorted(c.labels, key=order)), 0) for c in corrected]
     dataset = Dataset.from_examples(examples, pipeline.labels, pipeline.multi_label)
-    decided = as_targets(pipeline.decide(pipeline.probabilities(dataset.texts)), pipeline.multi_label)
+    from mealwatch.cli.progress import Progress
+    from mealwatch.evaluation import probabilities_in_parts
+
+    shown = Progress("predicting the corrected complaints", len(dataset))
+    probabilities = probabilities_in_parts(pipeline, list(dataset.texts), shown.advance)
+    shown.finish()
+    decided = as_targets(pipeline.decide(probabilities), pipeline.multi_label)
     truth = dataset.targets()
     report = evaluate_predictions(truth, decided, pipeline.labels, pipeline.multi_label, scripts=dataset.scripts())
     months = slice_scores(truth, decided, [c.month for c in corrected])

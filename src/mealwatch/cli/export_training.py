@@ -14,7 +14,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "a text,labels CSV, labels joined by ';' as in data/complaints/*.csv; `mealwatch train --add FILE` "
         "folds it into the training data.",
     )
-    p.add_argument("--db", required=True, help="the complaint log: a SQLite file or a PostgreSQL URL")
+    p.add_argument(
+        "--db",
+        help="the complaint log: a SQLite file or a PostgreSQL URL (default: the one `mealwatch serve` uses without "
+        "--db, $MEALWATCH_HOME/complaints.db)",
+    )
     p.add_argument("--out", type=Path, required=True, help="the CSV file to write (replaced atomically)")
     p.set_defaults(func=run)
 
@@ -23,7 +27,9 @@ def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
     from mealwatch.corrections import corrected_complaints, write_training_file
     from mealwatch.log import redact
+    from mealwatch.runs import default_log_path
 
+    args.db = args.db or str(default_log_path())
     if "://" not in args.db and not Path(args.db).is_file():
         raise UserError(f"--db {args.db}: no such file; pass the complaint log `mealwatch serve --db` uses")
     if args.out.suffix.lower() != ".csv":

@@ -1,19 +1,18 @@
-"""Why a fine-tuned classifier predicted its labels: per-word importance from integrated
-gradients, with attention rollout beside it.
+"""Why a fine-tuned classifier predicted its labels: each word's share of the decision (``why.py``: the encoder's
+part by integrated gradients, the n-gram channel's exact part, weighted as they are fused), with attention
+rollout beside it.
 
-Integrated gradients here:
-- target: the *probability* of each predicted label (softmax or sigmoid, as the model
-  predicts), so a word's importance reads "this word moved P(label) by +0.21";
-- baseline: every word piece replaced by the [PAD] token's embedding, while [CLS], [SEP]
-  and the position and segment embeddings stay as they are (the model adds those after the
-  word embeddings, which is where we interpolate: inputs_embeds = baseline + α (x − baseline));
-- per word: attributions summed over the embedding dimension and over the word's pieces;
-  [CLS] and [SEP] do not move, so they get none. The words' importances add up to
-  P(label | text) − P(label | baseline), up to the convergence delta reported.
+The same scores as the triage page's "why" (``attribute(..., "why")``), so the two views never contradict:
+- target: the *probability* of each predicted label as the model decides it (fused with the n-gram channel when
+  the model has one), so a word's importance reads "this word moved P(label) by +0.21";
+- baseline: the encoder's every word piece replaced by the [PAD] token's embedding ([CLS], [SEP], positions and
+  segments kept), the n-gram channel's a text with no n-gram at all;
+- per word: summed over the word's pieces; [CLS] and [SEP] get none. The words' importances add up to
+  P(label | text) − P(label | baseline), up to the ``delta`` reported (the integral's convergence error).
 
-Rollout reads the row of the token the head pools: [CLS] for a "cls" model, and for a
-"mean" model (the default) the average of all the real tokens' rows, because the mean-pooled
-vector averages every token's final vector. It is merged to words by summing over pieces.
+Rollout reads the row of the token the head pools: [CLS] for a "cls" model, and for a "mean" model (the default)
+the average of all the real tokens' rows, because the mean-pooled vector averages every token's final vector. It
+is merged to words by summing over pieces; it says what the pooled vector draws on, not why a label was chosen.
 """
 
 from __future__ import annotations
@@ -28,7 +27,10 @@ from ..text import check_text
 if TYPE_CHECKING:
     from ..pipeline import Pipeline
 
-BASELINE = "[PAD] embedding at every word piece; [CLS], [SEP], positions and segments kept"
+BASELINE = (
+    "[PAD] embedding at every word piece ([CLS], [SEP], positions and segments kept); for the n-gram "
+    "channel, a text with no n-gram"
+)
 
 
 @dataclass
@@ -39,7 +41,7 @@ class Explanation:
     words: list[str]  # the text's words (no [CLS]/[SEP])
     predicted: list[str]  # the labels the classifier predicts, each explained below
     probabilities: dict[str, float]  # every label's probability (fused with the n-gram channel, if the model has one)
-    attributions: dict[str, list[float]]  # predicted label -> per-word integrated gradients of P(label)
+    attributions: dict[str, list[float]]  # predicted label -> per-word share of P(label) (explain/why.py)
     baseline_probabilities: dict[str, float]  # predicted label -> P(label) at the baseline
     delta: dict[str, float]  # predicted label -> Σ attributions − (P(text) − P(baseline))
     rollout: list[float]  # per word, its share of the pooled vector under attention rollout
@@ -50,6 +52,9 @@ class Explanation:
     target: str = "probability"
     truncated: bool = False
     encoder_probabilities: dict[str, float] = field(default_factory=dict)  # predicted label -> the encoder's P(label)
+    parts: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # "encoder"/"ngram" -> label -> per word
+    ngram_weight: float = 0.0  # the n-gram channel's weight in the decision (0: the encoder alone)
+    notices: list[str] = field(default_factory=list)  # "unreadable", "approximate" (explain/why.py)
 
     @property
     def labels(self) -> list[str]:
@@ -74,6 +79,9 @@ class Explanation:
             "target": self.target,
             "truncated": self.truncated,
             "encoder_probabilities": {k: r(v) for k, v in self.encoder_probabilities.items()},
+            "parts": {part: {k: [r(x) for x in v] for k, v in by.items()} for part, by in self.parts.items()},
+            "ngram_weight": self.ngram_weight,
+            "notices": list(self.notices),
         }
 
 
@@ -84,10 +92,10 @@ def explain_batch(pipeline: "Pipeline", texts: Sequence[str], steps: int = 50) -
     texts = list(texts)
     predictions = pipeline.predict(texts)
     labels = [p.labels for p in predictions]
-    ig = attribute(pipeline, texts, labels, "ig", steps)
+    why = attribute(pipeline, texts, labels, "why", steps)
     shares = attribute(pipeline, texts, labels, "rollout")
     explanations = []
-    for text, prediction, g, r in zip(texts, predictions, ig, shares):
+    for text, prediction, g, r in zip(texts, predictions, why, shares):
         rollout = r.scores[prediction.labels[0]]
         explanations.append(
             Explanation(
@@ -103,12 +111,15 @@ def explain_batch(pipeline: "Pipeline", texts: Sequence[str], steps: int = 50) -
                 rollout_row="[CLS]" if pipeline.config.pooling == "cls" else "mean of all token rows",
                 steps=steps,
                 truncated=g.truncated,
-                encoder_probabilities=dict(g.output or {}),
+                encoder_probabilities=dict((g.part_outputs or {}).get("encoder", {})),
+                parts=dict(g.parts or {}),
+                ngram_weight=float(g.ngram_weight or 0.0),
+                notices=list(g.notices),
             )
         )
     return explanations
 
 
 def explain(pipeline: "Pipeline", text: str, steps: int = 50) -> Explanation:
-    """Integrated gradients (per word, per predicted label) and attention rollout for one text."""
+    """Each word's share of the decision (per predicted label) and attention rollout for one text."""
     return explain_batch(pipeline, [text], steps)[0]

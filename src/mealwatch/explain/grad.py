@@ -29,7 +29,7 @@ NOTE = "gradient × (embedding − [PAD] embedding) of the label's logit, summed
 
 @register("grad")
 def gradient_times_input(
-    pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[str]], steps: int
+    pipeline: "Pipeline", texts: list[str], batch: "TokenizedBatch", labels: list[list[str]], steps: int
 ) -> list[WordScores]:
     model, g = pipeline.model, gradient_inputs(pipeline, batch, labels)  # x, x': (B, T, H); targets (B, K)
     targets, K = g.targets, g.targets.size(1)

@@ -22,7 +22,9 @@ NOTE = "integrated gradients of P(label) from an all-[PAD] baseline, summed over
 
 
 @register("ig")
-def integrated(pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[str]], steps: int) -> list[WordScores]:
+def integrated(
+    pipeline: "Pipeline", texts: list[str], batch: "TokenizedBatch", labels: list[list[str]], steps: int
+) -> list[WordScores]:
     model, g = pipeline.model, gradient_inputs(pipeline, batch, labels)  # x, x': (B, T, H); targets (B, K)
 
     def forward(embeds: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:

@@ -1,10 +1,10 @@
 """One registry of attribution methods: a new method is one new file plus one registration line.
 
     @register("grad")
-    def gradient_times_input(pipeline, batch, labels, steps) -> list[WordScores]: ...
+    def gradient_times_input(pipeline, texts, batch, labels, steps) -> list[WordScores]: ...
 
-Every method takes the pipeline, the texts tokenized by ``pipeline.tokenize`` (so it reads the same
-pieces the prediction read), each text's labels to explain, and a step budget; it returns one
+Every method takes the pipeline, the texts and the same texts tokenized by ``pipeline.tokenize`` (so it reads
+the same pieces the prediction read), each text's labels to explain, and a step budget; it returns one
 ``WordScores`` per text. ``attribute`` is what callers use.
 """
 
@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from ..pipeline import Pipeline
     from ..tokenizer import TokenizedBatch
 
-Method = Callable[["Pipeline", "TokenizedBatch", list[list[str]], int], list[WordScores]]
+Method = Callable[["Pipeline", list[str], "TokenizedBatch", list[list[str]], int], list[WordScores]]
 METHODS: dict[str, Method] = {}
 #: the modules that register methods (imported on first use, so importing explain stays light)
-_PROVIDERS = ("grad", "ig", "rollout")
+_PROVIDERS = ("grad", "ig", "rollout", "why")
 
 
 def register(name: str) -> Callable[[Method], Method]:
@@ -57,7 +57,7 @@ def attribute(
     empty = [t for t, words in zip(texts, batch.words) if not words]
     if empty:
         raise ValueError(f"the text {empty[0]!r} has no words the tokenizer can read")
-    return METHODS[method](pipeline, batch, [list(x) for x in labels], steps)
+    return METHODS[method](pipeline, list(texts), batch, [list(x) for x in labels], steps)
 
 
 @dataclass

@@ -73,11 +73,18 @@ def head_figure(wa: WordAttention, layer: int | None = None, head: int | None = 
 
 
 def grid_figure(wa: WordAttention) -> Figure:
-    """Every layer (rows) × head (columns) as a small heatmap on a shared colour scale."""
+    """Every layer (rows) × head (columns) as a small heatmap on a shared colour scale, the words along the first
+    column (the attending words) and the last row (the attended ones)."""
     L, H = wa.layers, wa.heads
+    W = len(wa.words)
+    labels = [label_of(wa.words, i) for i in range(W)]
+    fonts = families_for(labels)
+    size = 6 if W <= 20 else max(2.5, 6 * 20 / W)
+    room = min(2.2, 0.25 + 0.055 * size * max((len(w) for w in labels), default=1))  # inches for the words
     cell = 1.0
-    fig = Figure(figsize=(cell * H + 0.6, cell * L + 0.8))
+    fig = Figure(figsize=(cell * H + 0.6 + room, cell * L + 0.8 + room))
     axes = fig.subplots(L, H, squeeze=False, gridspec_kw={"wspace": 0.08, "hspace": 0.08})
+    fig.subplots_adjust(left=(room + 0.3) / fig.get_figwidth(), bottom=(room + 0.2) / fig.get_figheight())
     data = wa.attention.detach().float().numpy()  # (L, H, W, W)
     for l in range(L):
         for h in range(H):
@@ -88,9 +95,13 @@ def grid_figure(wa: WordAttention) -> Figure:
             if l == 0:
                 ax.set_title(f"head {h}", fontsize=7)
             if h == 0:
+                ax.set_yticks(range(W), labels, fontsize=size, fontfamily=list(fonts.families))
                 ax.set_ylabel(f"layer {l}", fontsize=7)
-    note = "; [CLS]/[SEP] left out, rows rescaled" if wa.renormalised else ""
-    fig.suptitle(f"attention of every layer × head ({len(wa.words)} words; rows attend to columns{note})", fontsize=9)
+            if l == L - 1:
+                ax.set_xticks(range(W), labels, rotation=90, fontsize=size, fontfamily=list(fonts.families))
+    notes = ["[CLS]/[SEP] left out, rows rescaled"] * wa.renormalised + [fonts.note] * bool(fonts.note)
+    said = "".join(f"; {n}" for n in notes)
+    fig.suptitle(f"attention of every layer × head ({W} words; rows attend to columns{said})", fontsize=9)
     return fig
 
 

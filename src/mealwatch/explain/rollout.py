@@ -25,7 +25,9 @@ def note(pooling: str) -> str:
 
 
 @register("rollout")
-def rollout(pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[str]], steps: int) -> list[WordScores]:
+def rollout(
+    pipeline: "Pipeline", texts: list[str], batch: "TokenizedBatch", labels: list[list[str]], steps: int
+) -> list[WordScores]:
     with torch.no_grad():
         attentions = pipeline.encoder(**batch.model_inputs(), output_attentions=True).attentions
     stacked = torch.stack(attentions, dim=1).float()  # (B, layers, heads, T, T)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: a label whose largest |score| is below this has no clear signal (shown as such, not as zeros)
@@ -21,8 +21,12 @@ class WordScores:
     truncated: bool = False  # the text was longer than the model reads; only its start was scored
     steps: int | None = None  # integration steps (ig only)
     delta: dict[str, float] | None = None  # ig only: Σ scores − (F(text) − F(baseline))
-    baseline_output: dict[str, float] | None = None  # ig only: F(baseline) per label
-    output: dict[str, float] | None = None  # ig only: F(text) per label (the encoder's probability)
+    baseline_output: dict[str, float] | None = None  # ig, why: F(baseline) per label
+    output: dict[str, float] | None = None  # ig: the encoder's probability per label; why: the fused one
+    parts: dict[str, dict[str, list[float]]] | None = None  # why: part -> label -> per word (the parts add up)
+    part_outputs: dict[str, dict[str, float]] | None = None  # why: part -> label -> that part's own P(label | text)
+    notices: list[str] = field(default_factory=list)  # why: "unreadable", "approximate" (see explain/why.py)
+    ngram_weight: float | None = None  # why: the n-gram channel's weight in the fused decision
 
     def flat_labels(self) -> list[str]:
         """Labels whose scores are all (near) zero: the method found no clear signal for them."""
@@ -42,6 +46,16 @@ class WordScores:
             out["steps"] = self.steps
         if self.delta is not None:
             out["delta"] = {k: r(v) for k, v in self.delta.items()}
+        if self.parts is not None:
+            out["parts"] = {part: {label: [r(x) for x in v] for label, v in by_label.items()}
+                            for part, by_label in self.parts.items()}  # fmt: skip
+            out["output"] = {k: r(v) for k, v in (self.output or {}).items()}
+            out["baseline_output"] = {k: r(v) for k, v in (self.baseline_output or {}).items()}
+            out["ngram_weight"] = self.ngram_weight
+            out["part_outputs"] = {part: {k: r(v) for k, v in by_label.items()}
+                                   for part, by_label in (self.part_outputs or {}).items()}  # fmt: skip
+        if self.notices or self.parts is not None:
+            out["notices"] = list(self.notices)
         return out
 
 

@@ -116,38 +116,53 @@ def coloured_words(words: list[str], values: list[float]) -> Text:
 
 
 def print_explanation(explanation: Explanation, top: int = 8, console: Console | None = None) -> None:
-    """Predicted labels, the words coloured by their importance for each, the top words and rollout."""
+    """Predicted labels, the words coloured by their share of each, the top words and rollout.
+
+    The tables put the word last: a terminal draws Devanagari (and other scripts whose vowel signs and conjuncts
+    it cannot measure) wider or narrower than any width count says, and a word in the last column shifts nothing.
+    """
     out = _console(console)
     e = explanation
     probs = ", ".join(f"{label} {e.probabilities[label]:.3f}" for label in e.predicted)
     out.print(f"[bold]predicted:[/bold] {probs}")
     if e.truncated:
         out.print("[yellow]the text was longer than the model reads; only its beginning was used[/yellow]")
+    if "unreadable" in e.notices:
+        out.print("[yellow]most of its words are unreadable to the model's vocabulary: its labels are a guess, and "
+                  "these shares mean little[/yellow]")  # fmt: skip
+    fused = bool(e.ngram_weight) and "ngram" in e.parts
     for label in e.predicted:
         values = e.attributions[label]
         out.print()
-        out.print(
-            f"[bold]{label}[/bold] — integrated gradients of P({label}) over {e.steps} steps "
-            "(red pushes toward the label, blue against):"
-        )
+        how = (f"the encoder's part (integrated gradients, {e.steps} steps, weight {1 - e.ngram_weight:g}) plus the "
+               f"n-gram channel's (exact, weight {e.ngram_weight:g})" if fused
+               else f"integrated gradients over {e.steps} steps")  # fmt: skip
+        out.print(f"[bold]{label}[/bold] — each word's share of P({label}) = {e.probabilities[label]:.3f}: {how} "
+                  "(red pushes toward the label, blue against):")  # fmt: skip
         out.print(coloured_words(e.words, values))
         table = Table(box=None, pad_edge=False, header_style="bold")
-        table.add_column("word")
-        table.add_column("importance", justify="right")
+        table.add_column("share", justify="right")
+        if fused:
+            table.add_column("encoder", justify="right")
+            table.add_column("n-gram", justify="right")
         table.add_column("rollout", justify="right")
+        table.add_column("word")
         order = sorted(range(len(values)), key=lambda i: abs(values[i]), reverse=True)[:top]
         for i in order:
-            table.add_row(label_of(e.words, i), f"{values[i]:+.4f}", f"{e.rollout[i]:.3f}")
+            parts = [f"{e.parts[p][label][i]:+.4f}" for p in ("encoder", "ngram")] if fused else []
+            table.add_row(f"{values[i]:+.4f}", *parts, f"{e.rollout[i]:.3f}", label_of(e.words, i))
         out.print(table)
-        at_text = e.encoder_probabilities.get(label, e.probabilities[label])
-        change = at_text - e.baseline_probabilities[label]
-        fused = abs(at_text - e.probabilities[label]) >= 5e-5
-        whose = " (the encoder's; the decision fuses it with the n-gram channel)" if fused else ""
+        change = e.probabilities[label] - e.baseline_probabilities[label]
         out.print(
-            f"Σ importance {sum(values):+.4f} = P(text){whose} {at_text:.4f} − P(baseline) "
-            f"{e.baseline_probabilities[label]:.4f} ({change:+.4f}), convergence delta {e.delta[label]:+.5f}"
+            f"Σ shares {sum(values):+.4f} = P(text) {e.probabilities[label]:.4f} − P(baseline) "
+            f"{e.baseline_probabilities[label]:.4f} ({change:+.4f}), left over (convergence delta) "
+            f"{e.delta[label]:+.5f}"
         )
+        if "approximate" in e.notices and abs(e.delta[label]) > 0.1 * abs(change):
+            out.print(f"[yellow]the shares miss the decision by {abs(e.delta[label]):.4f}: run with more --steps "
+                      "for a closer integral[/yellow]")  # fmt: skip
     out.print()
-    out.print(f"attention rollout ({e.rollout_row}; {e.rollout_special:.2f} rests on [CLS]/[SEP]):")
+    out.print(f"attention rollout ({e.rollout_row}; {e.rollout_special:.2f} rests on [CLS]/[SEP]) — what the pooled "
+              "vector draws on, not why a label was chosen:")  # fmt: skip
     out.print(coloured_words(e.words, e.rollout))
     out.print(f"baseline: {e.baseline}")

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..labels import urgency_rank
 from ..records import block_group, fold, school_group
+from ..severity import severity
 from .account_store import AccountStore, AuditEntry, write_audit
+from .preference_store import PreferenceStore
 from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-exported
     ComplaintChange,
     CursorError,
@@ -49,7 +51,7 @@ from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-
 )
 
 
-class ComplaintLog(AccountStore, ABC):
+class ComplaintLog(AccountStore, PreferenceStore, ABC):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
     A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
@@ -203,6 +205,12 @@ class ComplaintLog(AccountStore, ABC):
                         [(complaint_id, label) for label in labels])  # fmt: skip
                 changes.append(("labels", before, labels))
                 tx.run("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", (complaint_id, now))
+                tx.run("UPDATE complaints SET severity = ? WHERE id = ?", (severity(old["text"], change.urgency),
+                                                                          complaint_id))  # fmt: skip
+            if change.district is not None or change.block is not None:
+                changes += _move(tx, old, change)
+                if change.labels is None:  # its school is now one of that district's: its alerts are checked again
+                    tx.run("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", (complaint_id, now))
             for name in ("assignee", "notes"):
                 value = getattr(change, name)
                 if value is not None and (value or None) != old[name]:
@@ -252,7 +260,8 @@ class ComplaintLog(AccountStore, ABC):
         after: str | None = None,
     ) -> Page:
         """Complaints matching ``filters`` and their total, in ``order``: ``queue`` (needing review first, then
-        most urgent, then newest) or ``review`` (needing review first, then the least certain).
+        most urgent, then newest), ``review`` (needing review first, then the least certain) or ``triage`` (the
+        most severe first, then those needing review, then newest).
 
         ``after`` (a previous page's ``next_cursor``) starts the page just after that page's last complaint, at
         the cost of a short page, however deep; ``offset`` (not with ``after``) skips that many complaints,
@@ -261,7 +270,6 @@ class ComplaintLog(AccountStore, ABC):
         if order not in ORDERS:
             raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
         filters = filters or Filters()
-        where, params = where_clause(filters)
         from .cursor import decode_cursor
 
         start = decode_cursor(after, order) if after is not None else None
@@ -271,6 +279,7 @@ class ComplaintLog(AccountStore, ABC):
         from .cursor import encode_cursor, keyset_rows
 
         with self._read() as tx:
+            where, params = where_clause(filters, places=matching_places(tx, filters))
             total = count_matches(tx, filters, where, params)
             if start is None:
                 more = None if limit is None else limit + 1
@@ -314,7 +323,7 @@ class ComplaintLog(AccountStore, ABC):
                     values,
                 )
             else:
-                where, params = where_clause(filters)
+                where, params = where_clause(filters, places=matching_places(tx, filters))
                 rows = tx.all(DAILY_COUNTS.format(where=where), params)
         counts: dict[str, dict[str, int]] = {}
         for r in rows:
@@ -407,25 +416,28 @@ class ComplaintLog(AccountStore, ABC):
 COLUMNS = (
     "id, text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
     " urgency, model_version, created_at, status, status_changed_at, needs_review, review, corrected_labels,"
-    " corrected_by, corrected_at, assignee, notes, certainty"
+    " corrected_by, corrected_at, assignee, notes, certainty, severity"
 )
 #: the columns a new complaint is written with (``insert_row`` gives its values in this order)
 INSERT_COLUMNS = (
     "text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
     " urgency, urgency_rank, model_version, created_at, status, status_changed_at, review, needs_review, certainty,"
-    " school_key, district_key, block_key, school_group, block_group, event_at"
+    " school_key, district_key, block_key, school_group, block_group, event_at, severity"
 )
 #: the queue: complaints needing review first, then most urgent, then newest
 QUEUE_ORDER = " ORDER BY needs_review DESC, urgency_rank, created_at DESC, id DESC"
 #: the review queue: complaints needing review first, then the least certain (unknown certainty last)
 REVIEW_ORDER = " ORDER BY needs_review DESC, COALESCE(certainty, 2.0), created_at DESC, id DESC"
-ORDERS = {"queue": QUEUE_ORDER, "review": REVIEW_ORDER}
+#: the triage queue: the most severe first (``mealwatch.severity``: a death or a hospital admission, the urgency,
+#: the children named), then those needing review, then newest
+TRIAGE_ORDER = " ORDER BY severity DESC, needs_review DESC, created_at DESC, id DESC"
+ORDERS = {"queue": QUEUE_ORDER, "review": REVIEW_ORDER, "triage": TRIAGE_ORDER}
 DAILY_COUNTS = (
     "SELECT substr(c.created_at, 1, 10) AS day, l.label AS label, count(*) AS n "
     "FROM complaint_labels l JOIN (SELECT id, created_at FROM complaints{where}) c ON c.id = l.complaint_id "
     "GROUP BY day, label ORDER BY day, label"
 )
-HISTORY_FIELDS = ("status", "labels", "assignee", "notes")
+HISTORY_FIELDS = ("status", "labels", "assignee", "notes", "district", "block")
 
 
 def storable_id(complaint_id: int) -> bool:
@@ -461,7 +473,7 @@ def insert_row(c: NewComplaint, now: str) -> tuple:
         json.dumps(list(c.review_reasons), ensure_ascii=False), bool(c.review_reasons), c.certainty,
         fold(c.school) if c.school else None, fold(c.district) if c.district else None,
         fold(c.block) if c.block else None, school_group(c.school, c.udise, c.district),
-        block_group(c.district, c.block), incident or now,
+        block_group(c.district, c.block), incident or now, severity(c.text, c.urgency),
     )  # fmt: skip
 
 
@@ -481,6 +493,7 @@ def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
     d["review_reasons"] = json.loads(d.pop("review"))
     d["corrected_labels"] = json.loads(d["corrected_labels"]) if d["corrected_labels"] is not None else None
     d["certainty"] = float(d["certainty"]) if d["certainty"] is not None else None
+    d["severity"] = int(d["severity"])
     return d
 
 
@@ -505,6 +518,23 @@ def _get(tx: Tx, complaint_id: int) -> dict[str, Any] | None:
     return d
 
 
+def _move(tx: Tx, old: dict[str, Any], change: ComplaintChange) -> list[tuple[str, Any, Any]]:
+    """Put a complaint in another district or block ("" takes it out of one), its search and grouping keys with
+    it; the fields that changed, as history rows."""
+    district = old["district"] if change.district is None else (change.district or None)
+    block = old["block"] if change.block is None else (change.block or None)
+    tx.run(
+        "UPDATE complaints SET district = ?, district_key = ?, block = ?, block_key = ?, school_group = ?,"
+        " block_group = ? WHERE id = ?",
+        (district, fold(district) if district else None, block, fold(block) if block else None,
+         school_group(old["school"], old["udise"], district), block_group(district, block), old["id"]),
+    )  # fmt: skip
+    from .counts import keep_places
+
+    keep_places(tx, [(district, block)])
+    return [(name, old[name], new) for name, new in (("district", district), ("block", block)) if new != old[name]]
+
+
 def _change_text(name: str, value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False) if name == "labels" and value is not None else value
 
@@ -519,8 +549,24 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
-def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
-    """`` WHERE ...`` (or "") and its parameters; ``mark`` is the driver's placeholder."""
+def matching_places(tx: Tx, filters: Filters) -> dict[str, list[str]]:
+    """The search keys of the districts and blocks whose names hold ``filters``' district and block (any part, any
+    case), looked up among the places (``place_keys``: one row each), so that a list then seeks each in its index."""
+    found = {}
+    for kind in ("district", "block"):
+        value = getattr(filters, kind)
+        if value is not None:
+            rows = tx.all("SELECT place_key FROM place_keys WHERE kind = ? AND place_key LIKE ? ESCAPE '\\'"
+                          " ORDER BY place_key", (kind, like_pattern(fold(value))))  # fmt: skip
+            found[kind] = [r["place_key"] for r in rows]
+    return found
+
+
+def where_clause(
+    filters: Filters, mark: str = "?", places: Mapping[str, Sequence[str]] | None = None
+) -> tuple[str, list[Any]]:
+    """`` WHERE ...`` (or "") and its parameters; ``mark`` is the driver's placeholder; ``places``: the keys of the
+    districts and blocks the filters' partial names match (``matching_places``), else looked up in the query."""
     clauses, params = [], []
     if filters.label is not None:
         clauses.append(
@@ -536,11 +582,18 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
         # a partial name is looked for among the schools (one row each), then their complaints by index
         clauses.append(f"school_key IN (SELECT school_key FROM school_keys WHERE school_key LIKE {mark} ESCAPE '\\')")
         params.append(like_pattern(fold(filters.school)))
-    for column in ("district", "block"):
+    for column in ("district", "block"):  # any part of the name, any case: looked up among places, as schools
         value = getattr(filters, column)
-        if value is not None:
-            clauses.append(f"{column}_key = {mark}")
-            params.append(fold(value))
+        if value is not None and places is not None and column in places:
+            keys = list(places[column])
+            clauses.append(f"{column}_key IN ({', '.join([mark] * len(keys))})" if keys else "1 = 0")
+            params.extend(keys)
+        elif value is not None:
+            clauses.append(f"{column}_key IN (SELECT place_key FROM place_keys WHERE kind = '{column}'"
+                           f" AND place_key LIKE {mark} ESCAPE '\\')")  # fmt: skip
+            params.append(like_pattern(fold(value)))
+    if filters.unassigned is not None:
+        clauses.append("district_key IS NULL" if filters.unassigned else "district_key IS NOT NULL")
     if filters.assignee is not None:
         clauses.append(f"assignee IS NOT NULL AND lower(assignee) = lower({mark})")
         params.append(filters.assignee.strip())
@@ -553,11 +606,12 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
     if filters.needs_review is not None:
         clauses.append(f"needs_review = {mark}")
         params.append(bool(filters.needs_review))
+    moment = "event_at" if filters.dates == "incident" else "created_at"  # the incident time, else the arrival
     if filters.since is not None:
-        clauses.append(f"created_at >= {mark}")
+        clauses.append(f"{moment} >= {mark}")
         params.append(to_stored_time(filters.since))
     if filters.until is not None:
-        clauses.append(f"created_at < {mark}")
+        clauses.append(f"{moment} < {mark}")
         params.append(to_stored_time(filters.until))
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 

@@ -59,7 +59,8 @@ def add_counts(tx: Tx, deltas: Mapping[CountKey, int]) -> None:
 
 
 def count_new(tx: Tx, complaints: Sequence[NewComplaint], now: str) -> None:
-    """Count complaints just saved at ``now`` and keep their schools' search keys (in the saving transaction)."""
+    """Count complaints just saved at ``now`` and keep their schools', districts' and blocks' search keys (in the
+    saving transaction)."""
     from ..records import fold
 
     deltas: Counter[CountKey] = Counter()
@@ -68,6 +69,15 @@ def count_new(tx: Tx, complaints: Sequence[NewComplaint], now: str) -> None:
     add_counts(tx, deltas)
     schools = sorted({fold(c.school) for c in complaints if c.school})
     tx.many("INSERT INTO school_keys (school_key) VALUES (?) ON CONFLICT DO NOTHING", [(k,) for k in schools])
+    keep_places(tx, [(c.district, c.block) for c in complaints])
+
+
+def keep_places(tx: Tx, places: Sequence[tuple[str | None, str | None]]) -> None:
+    """Keep the search keys of (district, block) pairs in ``place_keys`` (each once)."""
+    from ..records import fold
+
+    keys = sorted({(kind, fold(name)) for pair in places for kind, name in zip(("district", "block"), pair) if name})
+    tx.many("INSERT INTO place_keys (kind, place_key) VALUES (?, ?) ON CONFLICT DO NOTHING", keys)
 
 
 def whole_day(moment: datetime | None) -> str | None:
@@ -84,8 +94,8 @@ def countable(filters: Filters) -> bool:
     The counts are not kept per district: an account's district scope (``filters.districts``) is counted from
     the rows, like a district filter."""
     others = (filters.school, filters.district, filters.block, filters.channel, filters.udise, filters.assignee,
-              filters.districts)  # fmt: skip
-    if any(v is not None for v in others):
+              filters.districts, filters.unassigned)  # fmt: skip
+    if any(v is not None for v in others) or filters.dates != "arrival":
         return False
     return all(m is None or whole_day(m) is not None for m in (filters.since, filters.until))
 

@@ -88,15 +88,17 @@ class Filters:
     school: str | None = None  # part of the school's name, any case
     status: str | None = None
     needs_review: bool | None = None
-    since: datetime | None = None  # created at or after (UTC)
-    until: datetime | None = None  # created before (UTC)
-    district: str | None = None  # exact, any case
-    block: str | None = None  # exact, any case
+    since: datetime | None = None  # created (or, ``dates="incident"``, happened) at or after (UTC)
+    until: datetime | None = None  # created (or happened) before (UTC)
+    district: str | None = None  # any part of the name, any case
+    block: str | None = None  # any part of the name, any case
     channel: str | None = None
     udise: str | None = None
     corrected: bool | None = None  # only complaints whose labels an officer set (True) or did not (False)
     assignee: str | None = None  # exact, any case
     districts: Scope = None  # an account's districts (``scope``): only complaints of these
+    unassigned: bool | None = None  # only complaints naming no district (True), or only those naming one (False)
+    dates: str = "arrival"  # what since/until read: "arrival" (created_at), or "incident" (its time, else arrival)
 
 
 @dataclass
@@ -108,6 +110,8 @@ class ComplaintChange:
     urgency: str | None = None  # the urgency of the corrected labels (needed with ``labels``)
     assignee: str | None = None
     notes: str | None = None
+    district: str | None = None  # another district ("" takes it out of any: unassigned)
+    block: str | None = None  # another block ("" clears it)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from .accounts_api import router as accounts_router
 from .admission import Admission
 from .app import STATIC, Service, router
 from .auth import AccountSettings, authorize
+from .preferences import router as preferences_router
 from .records import router as records_router
 from .errors import install as install_error_handlers
 from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S
@@ -115,7 +116,7 @@ def create_app(
     app.add_middleware(Admission)  # inside the security checks: a foreign host or a cross-site write never gets here
     app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])
     install_error_handlers(app)
-    for routes in (router, records_router, accounts_router):
+    for routes in (router, records_router, accounts_router, preferences_router):
         app.include_router(routes, dependencies=[Depends(authorize)])
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -19,7 +19,7 @@ from ..explain.word_attention import check_layer_head
 from ..alerts import AlertWorker
 from ..labels import DEFINITIONS, urgency
 from ..records import CHANNELS
-from . import csv_io, idempotency
+from . import csv_io, csv_out, idempotency
 from .record_fields import BY_HEADER, shown
 from .auth import Principal, Who, accounts_on, audit, optional, require
 from .saving import may_save, respond
@@ -51,6 +51,7 @@ from ..log import (
     SavedAnswer,
     TransitionError,
     day_range,
+    in_scope,
 )
 
 STATIC = Path(__file__).parent / "static"
@@ -81,10 +82,11 @@ Channel = Literal[CHANNELS]
 
 
 async def classified(svc: Service, request: Request, texts: list[str], explain: str, steps: int) -> list[Classified]:
-    """The texts classified: integrated gradients on the explainer's queue, the rest in the shared passes of the
-    batcher (either dropped if the client leaves first); gradient × input after the prediction, when asked."""
-    if explain == "ig":
-        return await outcome(svc.predictor.start_ig(texts, steps), request)
+    """The texts classified: integrated gradients (and the "why" built on them) on the explainer's queue, the rest in
+    the shared passes of the batcher (either dropped if the client leaves first); gradient × input after the
+    prediction, when asked."""
+    if explain in ("ig", "why"):
+        return await outcome(svc.predictor.start_ig(texts, steps, explain), request)
     predictions = await outcome(svc.predictor.start_classify(texts), request)
     if explain == "grad":
         return await run_in_threadpool(svc.predictor.with_importance, predictions)
@@ -109,16 +111,25 @@ async def classify(body: ClassifyRequest, svc: Svc, request: Request, who: Who) 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
 async def classify_batch(body: BatchRequest, svc: Svc, request: Request, who: Who) -> Response:
-    """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked)."""
+    """Up to 256 complaints at once, answered in the order sent (per-word importance only when asked); with
+    ``partial``, the items that cannot be read or saved are listed in ``refused`` and the others saved."""
     complaints = [(text, fields.record(svc.zone)) for text, fields in body.complaints()]
-    may_save(who, body.save, complaints)
+    positions, refused = body.positions(), body.refused()
+    out_of_scope = may_save(who, body.save, complaints, body.partial, lambda i: f"items[{positions[i]}]")
+    refused.update({positions[i]: why for i, why in out_of_scope.items()})
+    complaints = [c for i, c in enumerate(complaints) if i not in out_of_scope]
+    if not complaints:
+        said = "; ".join(f"items[{i}]: {why}" for i, why in sorted(refused.items()))
+        raise ApiError(422, f"no item of the batch can be saved: {said}")
+    refusals = [{"index": i, "error": why} for i, why in sorted(refused.items())]
     once = await run_in_threadpool(idempotency.once_for, svc.store, request, who, body.save, body.model_dump_json())
     if isinstance(once, SavedAnswer):
         return idempotency.response(once)
     done = await classified(svc, request, [t for t, _ in complaints], body.explain, body.steps)
 
     def render(answers: list[dict]) -> tuple[str, str]:
-        return BatchResult.model_validate({"count": len(answers), "results": answers}).model_dump_json(), JSON
+        answer = {"count": len(answers), "results": answers, "refused": refusals}
+        return BatchResult.model_validate(answer).model_dump_json(), JSON
 
     return await run_in_threadpool(respond, svc, request, done, complaints, once, render)
 
@@ -134,20 +145,38 @@ def classify_csv(
     save: Annotated[
         Literal["true", "false"], Form(description="add every complaint to the log: true or false")
     ] = "false",
+    partial: Annotated[
+        Literal["true", "false"],
+        Form(
+            description="lines that cannot be read or saved are left out and listed, the others saved (true); or "
+            "one such line refuses the whole file (false)"
+        ),
+    ] = "false",
     format: Annotated[Literal["json", "csv"], Query(description="answer as JSON or as a CSV download")] = "json",
     with_csv: Annotated[bool, Query(description="JSON answer only: add the CSV download's text as 'csv'")] = False,
 ) -> Any:
-    """Classify every row of an uploaded CSV file; the whole file is refused when any row cannot be read."""
+    """Classify every row of an uploaded CSV file; a row that cannot be read (or, saving, that the caller may not
+    save) refuses the whole file, naming its line — or, with ``partial``, is left out and listed in ``refused``."""
     name = file.filename or "the upload"
     data = file.file.read(csv_io.MAX_CSV_BYTES + 1)
     try:
-        rows = csv_io.read_upload(data, name, svc.zone)
+        upload = csv_io.read_upload(data, name, svc.zone)
     except csv_io.CsvUploadError as e:
         raise ApiError(422, str(e)) from None
+    if upload.problems and partial != "true":
+        advice = " (or send partial=true to classify the others)"
+        raise ApiError(422, upload.refusal(name) + advice)
+    refused = dict(upload.problems)
+    out_of_scope = may_save(who, save == "true", [(r.text, r.record) for r in upload.rows], partial == "true",
+                            lambda i: f"{name}: line {upload.rows[i].line}")  # fmt: skip
+    refused.update({upload.rows[i].line: why for i, why in out_of_scope.items()})
+    rows = [r for i, r in enumerate(upload.rows) if i not in out_of_scope]
+    if not rows:
+        raise ApiError(422, refusal_of_all(name, refused))
     complaints = [(r.text, r.record) for r in rows]
-    may_save(who, save == "true", complaints)
+    refusals = [{"line": line, "error": why} for line, why in sorted(refused.items())]
     headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
-    asked = (name, save, format, str(with_csv), data)
+    asked = (name, save, partial, format, str(with_csv), data)
     once = idempotency.once_for(svc.store, request, who, save == "true", *asked)
     if isinstance(once, SavedAnswer):
         return idempotency.response(once, headers if format == "csv" else None)
@@ -157,14 +186,19 @@ def classify_csv(
         for r, row in zip(results, rows):
             r["line"] = row.line
         want_csv = format == "csv" or with_csv
-        text = csv_io.write_rows(csv_io.RESULT_COLUMNS, svc.predictor.labels, results) if want_csv else None
+        text = csv_out.results_csv(svc.predictor.labels, results, svc.zone) if want_csv else None
         if format == "csv":
             return text or "", CSV
-        return CsvResult.model_validate(
-            {"count": len(results), "results": results, "csv": text}
-        ).model_dump_json(), JSON
+        answer = {"count": len(results), "results": results, "csv": text, "refused": refusals,
+                  "left_out_columns": upload.left_out}  # fmt: skip
+        return CsvResult.model_validate(answer).model_dump_json(), JSON
 
     return respond(svc, request, done, complaints, once, render, headers if format == "csv" else None)
+
+
+def refusal_of_all(name: str, refused: dict[int, str]) -> str:
+    lines = [f"line {line}: {why}" for line, why in sorted(refused.items())]
+    return csv_io.refusal(name, lines, "none can be classified")
 
 
 def attachment(filename: str) -> str:
@@ -246,8 +280,15 @@ def log_filters(
     until: Annotated[
         str | None, Query(alias="to", description="up to and including this day, or before this time")
     ] = None,
-    district: Annotated[str | None, Query(description="the district, any case")] = None,
-    block: Annotated[str | None, Query(description="the block, any case")] = None,
+    dates: Annotated[
+        Literal["arrival", "incident"],
+        Query(description="what from/to read: the arrival time, or the incident time (else the arrival)"),
+    ] = "arrival",
+    district: Annotated[str | None, Query(description="part of the district's name, any case")] = None,
+    block: Annotated[str | None, Query(description="part of the block's name, any case")] = None,
+    unassigned: Annotated[
+        bool | None, Query(description="only complaints naming no district (true) or only those naming one (false)")
+    ] = None,
     channel: Annotated[Channel | None, Query()] = None,
     udise: Annotated[str | None, Query(description="the school's UDISE code")] = None,
     corrected: Annotated[
@@ -265,7 +306,7 @@ def log_filters(
     filters = Filters(
         label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True),
         *((v or "").strip() or None for v in (district, block, channel, udise)), corrected,
-        (assignee or "").strip() or None, who.scope,
+        (assignee or "").strip() or None, who.scope, unassigned, dates,
     )  # fmt: skip
     if filters.since and filters.until and filters.since >= filters.until:
         raise ApiError(422, f"the date range is empty: 'from' ({since}) must come before 'to' ({until})")
@@ -286,8 +327,12 @@ def list_complaints(
         int, Query(ge=0, le=MAX_OFFSET, description="skip this many (slow deep in a long list: prefer cursor)")
     ] = 0,
     order: Annotated[
-        Literal["queue", "review"],
-        Query(description="queue: needing review, then most urgent, then newest; review: then the least certain"),
+        Literal["queue", "review", "triage"],
+        Query(
+            description="queue: needing review, then most urgent, then newest; review: then the least certain; "
+            "triage: the most severe first (a death or a hospital admission, the urgency, the children named), "
+            "then needing review, then newest"
+        ),
     ] = "queue",
     cursor: Annotated[
         str | None, Query(max_length=500, description="the previous page's next_cursor: the page after it")
@@ -312,12 +357,13 @@ def list_complaints(
 def export_complaints(
     svc: Svc, filters: LogFilters, request: Request, who: Who, full_phone: FullPhone = False
 ) -> Response:
-    """Every complaint matching the filters as CSV (``csvfile``): all columns, one p_<label> column per label."""
+    """Every complaint matching the filters as a spreadsheet-ready CSV (``csv_out``): every column, the officer's
+    own columns, one p_<label> column per label, times in the officers' zone."""
     may_see_phones(who, full_phone)
-    rows = [csv_io.log_row(shown(c, full_phone)) for c in svc.store.list(filters, limit=None).items]
+    rows = [shown(c, full_phone) for c in svc.store.list(filters, limit=None).items]
     detail = {"rows": len(rows), "query": str(request.query_params)} | ({"full_phone": True} if full_phone else {})
     audit(request, "export", "complaints.csv", detail, who.districts)
-    text = csv_io.write_rows(csv_io.LOG_COLUMNS, csv_io.probability_columns(svc.predictor.labels, rows), rows)
+    text = csv_out.log_csv(svc.predictor.labels, rows, svc.zone)
     headers = {"Content-Disposition": 'attachment; filename="complaints.csv"'}
     return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
 
@@ -363,8 +409,14 @@ def change_complaint(
     officer: Annotated[str | None, Header(alias=BY_HEADER, description="who makes the change")] = None,
 ) -> dict:
     """Move a complaint along new -> in_progress -> resolved (a move that is not allowed is a 409), correct its
-    labels (kept beside the predicted ones), assign it, or write notes; each change goes into its history."""
-    change = ComplaintChange(status=body.status, assignee=body.assignee, notes=body.notes)
+    labels (kept beside the predicted ones), assign it, write notes, or put it in a district (one of the caller's)
+    and block; each change goes into its history."""
+    change = ComplaintChange(status=body.status, assignee=body.assignee, notes=body.notes, district=body.district,
+                             block=body.block)  # fmt: skip
+    if body.district and not in_scope(body.district, who.scope):
+        raise ApiError(403, f"you may put complaints in {', '.join(who.districts)} only, not in {body.district!r}")
+    if body.district == "" and who.scope is not None:
+        raise ApiError(403, "only an account of every district may take a complaint out of its district")
     if body.labels is not None:
         change.labels = checked_labels(body.labels, svc.predictor.labels)
         change.urgency = (urgency(change.labels) if svc.predictor.pipeline.has_urgency else None) or "low"
@@ -377,8 +429,9 @@ def change_complaint(
         raise ApiError(404, f"no complaint with id {complaint_id}")
     asked = body.model_dump(exclude_none=True, exclude={"by"})
     audit(request, "change", f"complaint {complaint_id}", asked, [changed["district"]])
-    if body.labels is not None and svc.alerts is not None:
-        svc.alerts.poke()  # a corrected label may complete an outbreak: the update marked its check due
+    moved = body.district is not None or body.block is not None
+    if (body.labels is not None or moved) and svc.alerts is not None:
+        svc.alerts.poke()  # a corrected label, or a school now of its district, may make an outbreak: marked due
     return shown(changed, False)
 
 
@@ -415,7 +468,7 @@ def stats(svc: Svc, filters: LogFilters) -> dict:
     if (last - first).days > MAX_STATS_DAYS:
         raise ApiError(422, f"the date range spans more than {MAX_STATS_DAYS} days: choose a shorter 'from'/'to'")
     days = day_range(first, last)
-    labels = csv_io.probability_columns(svc.predictor.labels, [{"probabilities": d} for d in per_day.values()])
+    labels = csv_out.probability_columns(svc.predictor.labels, [{"probabilities": d} for d in per_day.values()])
     counts = {label: [per_day.get(day, {}).get(label, 0) for day in days] for label in labels}
     return {"days": days, "labels": labels, "counts": counts, "totals": {label: sum(v) for label, v in counts.items()}}
 

@@ -45,6 +45,8 @@ RULES: dict[tuple[str, str], str] = {
     ("GET", "/api/labels"): PUBLIC,
     ("GET", "/api/settings"): PUBLIC,
     ("GET", "/api/session"): PUBLIC,
+    ("GET", "/api/preferences"): PUBLIC,  # the login page speaks the browser's language too
+    ("PUT", "/api/preferences"): SIGNED_IN,
     ("POST", "/api/login"): PUBLIC,
     ("POST", "/api/logout"): SIGNED_IN,
     # classifying reads the model only; saving (save: true) needs an officer (checked by the route)

@@ -1,9 +1,15 @@
-"""CSV in and out of the service: reading an uploaded complaint file, writing results and the log.
+"""CSV into the service: reading an uploaded complaint file (writing results and the log: ``csv_out``).
 
-An upload is read whole or refused whole: a file that is not UTF-8, has no ``text`` column,
-a row with more cells than the header (an unquoted comma would split a complaint), an
-empty or over-long text, or too many rows is rejected with the lines at fault — no row is
-ever skipped quietly.
+An upload is read whole: a file that is not UTF-8, has no ``text`` column, a row with more cells than the header
+(an unquoted comma would split a complaint), or too many rows is refused. A row that cannot be read (an empty or
+over-long text, a bad record field) is named by its line: the service then refuses the whole file, or, when the
+officer asks for it (``partial``), saves the others and lists the refused lines — no row is ever skipped quietly.
+
+Every cell is read with the export's formula guard undone (``csvfile.unguard``), so a file mealwatch exported
+reads back as it was; in such a file (``csv_out.is_own_export``) mealwatch's own columns (ids, labels,
+probabilities, status ...) are left out and named, the officer's columns come back as extra fields (an older
+export's one JSON ``extra`` column too), and a masked phone number is kept as the extra field
+``reporter_phone (masked)``.
 """
 
 from __future__ import annotations
@@ -11,13 +17,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
-from typing import Any
 
 from ..textfile import NotUtf8Error, decode_utf8
-from ..csvfile import write_csv
+from ..csvfile import unguard
 from ..records import (
     Record,
     RecordError,
@@ -28,26 +33,12 @@ from ..records import (
     check_udise,
     clean_name,
 )
+from .csv_columns import EXTRA_PREFIX, OWN_COLUMNS, PROBABILITY_PREFIX, RECORD_COLUMNS, header_key, is_own_export
 from .schemas import MAX_CSV_BYTES, MAX_CSV_ROWS, check_complaint_text
 
-#: columns of a result or log export, before one p_<label> column per label
-RESULT_COLUMNS = ("line", "id", "text", "school", "labels", "urgency", "truncated", "needs_review", "review_reasons")
-LOG_COLUMNS = ("id", "created_at", "status", "status_changed_at", "urgency", "labels", "needs_review", "review_reasons",
-               "school", "text", "model_version", "corrected_labels", "corrected_by", "corrected_at", "udise",
-               "district", "block", "incident_at", "channel", "reporter_phone", "assignee", "notes",
-               "extra")  # fmt: skip
-#: record field -> the header names an upload may give it (compared after ``header_key``)
-RECORD_COLUMNS: dict[str, tuple[str, ...]] = {
-    "school": ("school", "school_name", "schoolname", "name_of_school", "vidyalaya"),
-    "udise": ("udise", "udise_code", "udise_no", "udise_number", "udise_id"),
-    "district": ("district", "district_name", "zila", "jila"),
-    "block": ("block", "block_name", "mandal", "taluka", "tehsil"),
-    "incident_date": ("incident_date", "incident_at", "incident_time", "incident_day", "date_of_incident", "date",
-                      "incident"),
-    "channel": ("channel", "received_via", "received_by", "mode"),
-    "reporter_phone": ("reporter_phone", "phone", "phone_number", "phone_no", "mobile", "mobile_number",
-                       "mobile_no", "contact", "contact_number", "reporter_mobile"),
-}  # fmt: skip
+#: a phone number as the exports mask it (``******3210``)
+MASKED_PHONE = re.compile(r"^\*+[0-9]{4}$")
+MASKED_PHONE_FIELD = "reporter_phone (masked)"
 SHOWN_PROBLEMS = 10
 
 
@@ -66,13 +57,38 @@ class UploadedRow:
         return self.record.school
 
 
-def header_key(name: str) -> str:
-    """A header cell as compared with ``RECORD_COLUMNS``: lower case, spaces, dashes and dots as ``_``."""
-    return "_".join(name.strip().lower().replace("-", " ").replace(".", " ").split())
+@dataclass
+class Upload:
+    """An uploaded file read: its complaints, the lines that cannot be read (line, why), and the columns left out."""
+
+    rows: list[UploadedRow]
+    problems: list[tuple[int, str]] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # mealwatch's own columns of a file it exported
+
+    def refusal(self, filename: str, what: str = "nothing was classified") -> str:
+        """The message refusing the whole file for its unreadable lines (the first ``SHOWN_PROBLEMS`` named)."""
+        return refusal(filename, [f"line {line}: {why}" for line, why in self.problems], what)
 
 
-def map_columns(header: list[str], filename: str) -> tuple[int, dict[str, int], dict[str, int]]:
+def refusal(filename: str, problems: list[str], what: str) -> str:
+    more = f" (and {len(problems) - SHOWN_PROBLEMS} more)" if len(problems) > SHOWN_PROBLEMS else ""
+    return f"{filename}: {len(problems)} row(s) cannot be read, {what}: " + "; ".join(problems[:SHOWN_PROBLEMS]) + more
+
+
+@dataclass
+class Columns:
+    """Where an upload's text, record fields and extra fields are, and the columns left out."""
+
+    text: int
+    fields: dict[str, int]
+    extra: dict[str, int]
+    left_out: list[str]
+    extra_json: int | None = None  # an older export's one JSON column of extra fields
+
+
+def map_columns(header: list[str], filename: str) -> Columns:
     """The text column, the record fields' columns and the other (kept) columns of an upload's header."""
+    header = [h.strip() for h in header]
     keys = [header_key(h) for h in header]
     if "text" not in keys:
         raise CsvUploadError(
@@ -80,28 +96,35 @@ def map_columns(header: list[str], filename: str) -> tuple[int, dict[str, int], 
             "expected a header line with a 'text' column and optionally school, udise, district, block, "
             "incident_date, channel and reporter_phone columns"
         )
+    own = is_own_export(header)
     known = {variant: name for name, variants in RECORD_COLUMNS.items() for variant in variants}
-    fields: dict[str, int] = {}
-    extra: dict[str, int] = {}
+    columns = Columns(keys.index("text"), {}, {}, [])
     for i, key in enumerate(keys):
         if key == "text":
-            if i != keys.index("text"):
-                raise CsvUploadError(f"{filename}: two 'text' columns ({i + 1} and {keys.index('text') + 1})")
+            if i != columns.text:
+                raise CsvUploadError(f"{filename}: two 'text' columns ({i + 1} and {columns.text + 1})")
+        elif header[i].startswith(EXTRA_PREFIX) and header[i][len(EXTRA_PREFIX) :].strip():
+            columns.extra[header[i][len(EXTRA_PREFIX) :].strip()] = i  # an officer's column named like one of ours
         elif key in known:
             name = known[key]
-            if name in fields:
+            if name in columns.fields:
                 raise CsvUploadError(
-                    f"{filename}: columns {header[fields[name]]!r} and {header[i]!r} both give {name}: keep one"
+                    f"{filename}: columns {header[columns.fields[name]]!r} and {header[i]!r} both give {name}: keep one"
                 )
-            fields[name] = i
-        elif header[i].strip():
-            extra[header[i].strip()] = i  # kept with the complaint, under its own name
-    return keys.index("text"), fields, extra
+            columns.fields[name] = i
+        elif own and header[i] == "extra":
+            columns.extra_json = i
+        elif own and (header[i] in OWN_COLUMNS or header[i].startswith(PROBABILITY_PREFIX)):
+            columns.left_out.append(header[i])
+        elif header[i]:
+            columns.extra[header[i]] = i  # kept with the complaint, under its own name
+    return columns
 
 
-def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezone.utc) -> list[UploadedRow]:
+def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezone.utc) -> Upload:
     """The complaints of an uploaded CSV with a ``text`` column, its record columns mapped (``RECORD_COLUMNS``,
-    incident dates read in ``zone``) and any other columns kept as the complaint's extra fields."""
+    incident dates read in ``zone``) and any other columns kept as the complaint's extra fields; the lines that
+    cannot be read, each with why. CsvUploadError when the file as a whole cannot be read."""
     if len(data) > MAX_CSV_BYTES:
         raise CsvUploadError(
             f"{filename} is {len(data):,} bytes; the limit is {MAX_CSV_BYTES:,}: split it into smaller files"
@@ -121,47 +144,53 @@ def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezo
     start = 1
     try:
         header = next(reader)
-        text_at, field_at, extra_at = map_columns(header, filename)
-        rows: list[UploadedRow] = []
-        problems: list[str] = []
+        at = map_columns(header, filename)
+        upload = Upload([], left_out=at.left_out)
         start = reader.line_num + 1
         for cells in reader:
             line, start = start, reader.line_num + 1
             if not any(c.strip() for c in cells):
                 continue  # a blank line holds no complaint
             if len(cells) > len(header):
-                problems.append(
-                    f"line {line} has {len(cells)} cells but the header has {len(header)}: "
-                    "put the text in double quotes if it contains commas"
-                )
+                upload.problems.append((line, f"it has {len(cells)} cells but the header has {len(header)}: "
+                                              "put the text in double quotes if it contains commas"))  # fmt: skip
                 continue
-            cells += [""] * (len(header) - len(cells))
+            cells = [unguard(c) for c in cells] + [""] * (len(header) - len(cells))
             try:
-                text = check_complaint_text(cells[text_at])
-                record = read_record({name: cells[i] for name, i in field_at.items()}, zone)
-                record.extra = check_extra({name: cells[i] for name, i in extra_at.items()})
+                upload.rows.append(UploadedRow(line, check_complaint_text(cells[at.text]), row_record(cells, at, zone)))
             except ValueError as e:
-                problems.append(f"line {line}: {e}")
-                continue
-            rows.append(UploadedRow(line, text, record))
-            if len(rows) > MAX_CSV_ROWS:
+                upload.problems.append((line, str(e)))
+            if len(upload.rows) + len(upload.problems) > MAX_CSV_ROWS:
                 raise CsvUploadError(
                     f"{filename} holds more than {MAX_CSV_ROWS:,} complaints: split it into smaller files"
                 )
     except csv.Error as e:
         raise CsvUploadError(csv_problem(filename, str(e), start, reader.line_num)) from None
-    if problems:
-        more = f" (and {len(problems) - SHOWN_PROBLEMS} more)" if len(problems) > SHOWN_PROBLEMS else ""
-        raise CsvUploadError(
-            f"{filename}: {len(problems)} row(s) cannot be read, nothing was classified: "
-            + "; ".join(problems[:SHOWN_PROBLEMS])
-            + more
-        )
-    if not rows:
+    if not upload.rows and not upload.problems:
         raise CsvUploadError(
             f"{filename} has a header but no complaints: expected one complaint per line after the header"
         )
-    return rows
+    return upload
+
+
+def row_record(cells: list[str], at: Columns, zone: tzinfo) -> Record:
+    """A row's record: its fields checked, its extra fields (an older export's JSON ones too) kept."""
+    fields = {name: cells[i] for name, i in at.fields.items()}
+    extra = {name: cells[i] for name, i in at.extra.items()}
+    if at.extra_json is not None and cells[at.extra_json].strip():
+        try:
+            kept = json.loads(cells[at.extra_json])
+        except ValueError:
+            kept = None
+        if not isinstance(kept, dict):
+            raise RecordError("the 'extra' column must hold a JSON object of text fields, as mealwatch exported it")
+        extra = {**{str(k): v if isinstance(v, str) else json.dumps(v) for k, v in kept.items()}, **extra}
+    phone = fields.get("reporter_phone", "").strip()
+    if MASKED_PHONE.match(phone):
+        fields["reporter_phone"], extra[MASKED_PHONE_FIELD] = "", phone
+    record = read_record(fields, zone)
+    record.extra = check_extra(extra)
+    return record
 
 
 def csv_problem(filename: str, error: str, start: int, line: int) -> str:
@@ -200,24 +229,3 @@ def read_record(cells: dict[str, str], zone: tzinfo) -> Record:
     if problems:
         raise RecordError("; ".join(problems))
     return Record(**values)
-
-
-def log_row(complaint: dict[str, Any]) -> dict[str, Any]:
-    """A stored complaint as the log export writes it: extra fields as one JSON object."""
-    extra = complaint.get("extra") or {}
-    return {**complaint, "extra": json.dumps(extra, ensure_ascii=False) if extra else None}
-
-
-def probability_columns(labels: Sequence[str], rows: Iterable[dict[str, Any]]) -> list[str]:
-    """The labels to write a probability column for: ``labels`` first, then any other label found in ``rows``."""
-    seen = dict.fromkeys(labels)
-    for row in rows:
-        seen.update(dict.fromkeys(row["probabilities"]))
-    return list(seen)
-
-
-def write_rows(columns: Sequence[str], labels: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
-    """CSV text (``csvfile.write_csv``): ``columns``, then ``p_<label>`` for each label (empty when unknown)."""
-    header = [*columns, *(f"p_{label}" for label in labels)]
-    values = ([row.get(c) for c in columns] + [row["probabilities"].get(label) for label in labels] for row in rows)
-    return write_csv(header, values)

@@ -32,7 +32,9 @@ from ..pipeline import Pipeline, Prediction
 from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S, MAX_WAITING, Batcher, BatchJob, Pass
 from .explainer import Explainer, ExplainJob, check_ig_budget
 
-IMPORTANCE_METHODS = ("none", "grad", "ig")
+IMPORTANCE_METHODS = ("none", "grad", "ig", "why")
+#: the methods that run on the explainer's queue (integrated gradients: (steps + 1) passes through the model)
+SLOW_METHODS = ("ig", "why")
 #: the most texts one backward pass for gradient × input takes (it holds the model that long)
 GRAD_CHUNK = 16
 
@@ -140,8 +142,8 @@ class Predictor:
             raise ValueError(f"importance must be one of {', '.join(IMPORTANCE_METHODS)}, not {importance!r}")
         if not texts:
             return []
-        if importance == "ig":
-            return self.start_ig(texts, steps).future.result()
+        if importance in SLOW_METHODS:
+            return self.start_ig(texts, steps, importance).future.result()
         predictions = self.start_classify(texts).future.result()
         return self.with_importance(predictions) if importance == "grad" else [Classified(p) for p in predictions]
 
@@ -188,8 +190,9 @@ class Predictor:
 
     # --- the slow work, on the explainer's worker and its copy of the model ------------------------
 
-    def start_ig(self, texts: Sequence[str], steps: int = 50) -> ExplainJob:
-        """Queue classification with integrated gradients (``classify(..., "ig")``); the job raises TooCostly
+    def start_ig(self, texts: Sequence[str], steps: int = 50, method: str = "ig") -> ExplainJob:
+        """Queue classification with integrated gradients (``classify(..., "ig")``) or the fused decision's
+        "why" (``"why"``: integrated gradients and the n-gram channel's exact share); the job raises TooCostly
         when the texts and steps are over the work budget."""
         texts = list(texts)
 
@@ -197,10 +200,10 @@ class Predictor:
             predictions = pipeline.predict(texts)
             batch = pipeline.tokenize(texts)
             check_ig_budget(steps, [len(t) for t in batch.tokens], [len(p.labels) for p in predictions])
-            scores = attribute(pipeline, texts, [p.labels for p in predictions], "ig", steps)
+            scores = attribute(pipeline, texts, [p.labels for p in predictions], method, steps)
             return [Classified(p, s) for p, s in zip(predictions, scores)]
 
-        return self.explainer.submit(run, "integrated-gradients explanation")
+        return self.explainer.submit(run, "explanation" if method == "why" else "integrated-gradients explanation")
 
     def start_attention(self, text: str, include_special: bool = True) -> ExplainJob:
         """Queue the word-level attention of every layer and head, over the pieces a prediction reads."""

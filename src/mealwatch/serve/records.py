@@ -23,7 +23,7 @@ router = APIRouter()
 
 
 class Change(BaseModel):
-    field: Literal["status", "labels", "assignee", "notes"]
+    field: Literal["status", "labels", "assignee", "notes", "district", "block"]
     old: str | list[str] | None
     new: str | list[str] | None
     by: str | None = Field(description="who made it, as the request named them (null: not named)")
@@ -69,7 +69,8 @@ class AlertPatch(BaseModel):
 
 @router.get("/api/complaints/{complaint_id}/history", response_model=list[Change], tags=["log"])
 def complaint_history(complaint_id: int, svc: Svc, who: Who) -> list[dict]:
-    """Every change of the complaint's status, labels, assignee and notes, oldest first, with who and when."""
+    """Every change of the complaint's status, labels, assignee, notes, district and block, oldest first, with who
+    and when."""
     changes = svc.store.changes(complaint_id, who.scope)
     if changes is None:
         raise ApiError(404, f"no complaint with id {complaint_id}")

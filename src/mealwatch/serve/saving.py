@@ -24,6 +24,7 @@ from ..log import LogUnavailable, SavedAnswer
 from ..records import Record
 from . import idempotency
 from .auth import Principal, audit_entry, place_in_scope, require
+from .errors import ApiError
 from .predictor import Classified
 from .record_fields import new_complaint, record_out
 
@@ -54,11 +55,35 @@ def result(c: Classified, record: Record, version: str, complaint_id: int | None
     }
 
 
-def may_save(who: Principal, save: bool, complaints: list[tuple[str, Record]]) -> None:
-    """A save needs an officer, and complaints of the officer's districts (see ``auth.place_in_scope``)."""
-    if save:
-        require(who, "officer", "save complaints")
-        place_in_scope(who, [r for _, r in complaints])
+def may_save(
+    who: Principal,
+    save: bool,
+    complaints: list[tuple[str, Record]],
+    partial: bool = False,
+    where: Callable[[int], str] | None = None,
+) -> dict[int, str]:
+    """A save needs an officer, and complaints of the officer's districts (see ``auth.place_in_scope``). Every
+    complaint the caller may not save is refused: with ``partial``, returned (position -> why, for the route to
+    leave out and list); else the request is refused, ``where(position)`` naming each (a batch's item, a file's
+    line), or as ``place_in_scope`` said it."""
+    if not save:
+        return {}
+    require(who, "officer", "save complaints")
+    refused: dict[int, ApiError] = {}
+    for i, (_, record) in enumerate(complaints):
+        try:
+            place_in_scope(who, [record])
+        except ApiError as e:
+            refused[i] = e
+    if refused and not partial:
+        first = next(iter(refused.values()))
+        if where is None:
+            raise first
+        named = [f"{where(i)}: {e.message}" for i, e in list(refused.items())[:10]]
+        more = f" (and {len(refused) - 10} more)" if len(refused) > 10 else ""
+        raise ApiError(first.status, "; ".join(named) + more + ": nothing was saved (send partial=true to save "
+                       "the others)")  # fmt: skip
+    return {i: e.message for i, e in refused.items()}
 
 
 def respond(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from ..records import MAX_NAME_CHARS, MAX_NOTES_CHARS, clean_name
 from ..text import check_text
@@ -31,7 +31,7 @@ MAX_OFFSET = 2**63 - 1
 #: integrated gradients: the most interpolation steps one request may ask for
 MAX_IG_STEPS = 300
 
-Importance = Literal["none", "grad", "ig"]
+Importance = Literal["none", "grad", "ig", "why"]
 Status = Literal["new", "in_progress", "resolved"]
 Urgency = Literal["high", "medium", "low"]
 
@@ -53,9 +53,11 @@ class ClassifyRequest(_Request, RecordFields):
     explain: Importance = Field(
         "none",
         description="per-word importance, computed only when asked: 'none' (the default), 'grad' gradient × input "
-        "(one backward pass), 'ig' integrated gradients (slow, exact up to its delta)",
+        "(one backward pass), 'ig' integrated gradients (slow, exact up to its delta), 'why' each word's share of "
+        "the decision shown (integrated gradients of the encoder and the n-gram channel's exact share, fused as "
+        "the labels are: what the page shows)",
     )
-    steps: int = Field(50, ge=1, le=MAX_IG_STEPS, description="integrated-gradients steps (with explain='ig')")
+    steps: int = Field(50, ge=1, le=MAX_IG_STEPS, description="integrated-gradients steps (explain='ig' or 'why')")
 
     _text = field_validator("text")(check_complaint_text)
 
@@ -75,8 +77,41 @@ class BatchRequest(_Request):
         None, max_length=MAX_BATCH, description=f"1 to {MAX_BATCH} complaints with their records"
     )
     save: bool = False
+    partial: bool = Field(
+        False,
+        description="items whose fields cannot be read, or (with save) that the caller may not save, are left out "
+        "and listed in 'refused' while the others are classified and saved (true); or one such item refuses "
+        "the whole batch (false, the default)",
+    )
     explain: Importance = Field("none", description="per-word importance for every text (default: none)")
     steps: int = Field(50, ge=1, le=MAX_IG_STEPS)
+    _refused: dict[int, str] = PrivateAttr(default_factory=dict)  # with partial: position in the request -> why
+    _positions: list[int] | None = PrivateAttr(default=None)  # with partial: the positions of the items kept
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _each_item(cls, data: Any, handler: Any) -> "BatchRequest":
+        """With ``partial``, each item is checked on its own: the unreadable ones are left out and named."""
+        items = data.get("items") if isinstance(data, dict) else None
+        if not (isinstance(data, dict) and data.get("partial") is True and isinstance(items, list)):
+            return handler(data)
+        from .errors import describe
+
+        kept, refused = [], {}
+        for i, item in enumerate(items):
+            try:
+                BatchItem.model_validate(item)
+            except ValidationError as e:
+                said = (describe({**error, "loc": ("body", *error["loc"])}) for error in e.errors())  # "field 'x'"
+                refused[i] = "; ".join(dict.fromkeys(said))
+            else:
+                kept.append(i)
+        if items and not kept:
+            shown = "; ".join(f"items[{i}]: {why}" for i, why in list(refused.items())[:10])
+            raise ValueError(f"no item of the batch can be read: {shown}")
+        model = handler({**data, "items": [items[i] for i in kept]})
+        model._refused, model._positions = refused, kept
+        return model
 
     @field_validator("texts")
     @classmethod
@@ -102,10 +137,18 @@ class BatchRequest(_Request):
         return self
 
     def complaints(self) -> list[tuple[str, RecordFields]]:
-        """(text, record fields) per complaint, in order."""
+        """(text, record fields) per complaint kept, in order."""
         if self.texts is not None:
             return [(t, RecordFields()) for t in self.texts]
         return [(item.text, item) for item in self.items or []]
+
+    def positions(self) -> list[int]:
+        """Each kept complaint's position in the request (with ``partial``, the refused ones are skipped)."""
+        return self._positions if self._positions is not None else list(range(len(self.complaints())))
+
+    def refused(self) -> dict[int, str]:
+        """With ``partial``: the position of each item left out, and why."""
+        return dict(self._refused)
 
 
 class AttentionRequest(_Request):
@@ -130,9 +173,13 @@ class ComplaintPatch(_Request):
     )
     assignee: str | None = Field(None, description=f"who works on it, up to {MAX_NAME_CHARS} characters; '' clears")
     notes: str | None = Field(None, description=f"notes, up to {MAX_NOTES_CHARS} characters; '' clears")
+    district: str | None = Field(
+        None, description="put it in this district (one of the caller's); '' takes it out of any (unassigned)"
+    )
+    block: str | None = Field(None, description="put it in this block; '' clears")
     by: str | None = Field(None, description="who makes the change (else the X-Officer header)")
 
-    @field_validator("assignee", "by")
+    @field_validator("assignee", "by", "district", "block")
     @classmethod
     def _name(cls, v: str | None, info: Any) -> str | None:
         return None if v is None else (clean_name(v, info.field_name) or "")
@@ -144,8 +191,8 @@ class ComplaintPatch(_Request):
 
     @model_validator(mode="after")
     def _something(self) -> "ComplaintPatch":
-        if all(getattr(self, f) is None for f in ("status", "labels", "assignee", "notes")):
-            raise ValueError("nothing to change: send status, labels, assignee or notes")
+        if all(getattr(self, f) is None for f in ("status", "labels", "assignee", "notes", "district", "block")):
+            raise ValueError("nothing to change: send status, labels, assignee, notes, district or block")
         return self
 
 
@@ -167,19 +214,34 @@ class ClassifyResult(RecordOut):
     model_version: str
 
 
+class RefusedItem(BaseModel):
+    index: int = Field(description="the item's position in the request, from 0")
+    error: str = Field(description="why it was left out")
+
+
 class BatchResult(BaseModel):
     count: int
     results: list[ClassifyResult]
+    refused: list[RefusedItem] = Field(default_factory=list, description="with partial: the items left out, and why")
 
 
 class CsvResultRow(ClassifyResult):
     line: int = Field(description="the row's line in the uploaded file (the header is line 1)")
 
 
+class RefusedLine(BaseModel):
+    line: int = Field(description="the row's line in the uploaded file (the header is line 1)")
+    error: str = Field(description="why it was left out")
+
+
 class CsvResult(BaseModel):
     count: int
     results: list[CsvResultRow]
     csv: str | None = Field(None, description="the results as the CSV download writes them (with with_csv=true)")
+    refused: list[RefusedLine] = Field(default_factory=list, description="with partial: the lines left out, and why")
+    left_out_columns: list[str] = Field(
+        default_factory=list, description="a file mealwatch exported: its own columns (ids, labels, p_...), not kept"
+    )
 
 
 class Complaint(CorrectionOut):
@@ -195,6 +257,7 @@ class Complaint(CorrectionOut):
     created_at: str
     status: Status
     status_changed_at: str
+    severity: int = Field(0, description="the triage key (a death or a hospital admission, urgency, children named)")
     history: list[dict[str, str]] | None = None
 
 

@@ -75,7 +75,8 @@
 
   // ---- head view ----------------------------------------------------------------------
   const canvas = $("head-canvas"), ctx = canvas.getContext("2d");
-  const FONT = '14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+  const FAMILY = getComputedStyle(document.body).fontFamily;  // page.css: a face for every Indian script
+  const FONT = `14px ${FAMILY}`;
   const geo = {};
   function layout() {
     ctx.font = FONT;
@@ -275,9 +276,9 @@
       const v = values[i], t = Math.min(1, Math.abs(v) / scale);
       const span = document.createElement("span");
       span.textContent = w;
-      span.style.background = `rgba(${v >= 0 ? pos : neg}, ${(0.08 + 0.72 * t).toFixed(3)})`;
+      if (v !== 0) span.style.background = `rgba(${v >= 0 ? pos : neg}, ${(0.08 + 0.72 * t).toFixed(3)})`;
       if (t > 0.65) span.style.color = "#fff";
-      span.title = fmt(v);
+      span.title = fmt(v, i);
       box.appendChild(span);
     });
   }
@@ -286,18 +287,41 @@
     $("expl-labels").textContent = e.predicted.map((p) => `${p} (${e.probabilities[p].toFixed(3)})`).join(", ");
     const css = getComputedStyle(document.documentElement);
     const pos = css.getPropertyValue("--pos").trim(), neg = css.getPropertyValue("--neg").trim();
+    const parts = e.parts || {}, fused = Boolean(e.ngram_weight) && Boolean(parts.ngram);
+    const notices = e.notices || [];
+    const unreadable = notices.includes("unreadable");
+    $("expl-warning").hidden = !unreadable;
+    $("expl-warning").textContent = unreadable ? "Most of this text's words are unreadable to the model's vocabulary "
+      + "(unknown, or cut into single letters): its labels are a guess and the colours would mean nothing, so none "
+      + "are shown. Read the text yourself." : "";
     const tabs = $("label-tabs");
     const show = (label) => {
       for (const b of tabs.children) b.classList.toggle("active", b.dataset.label === label);
       const v = e.attributions[label], sum = v.reduce((a, b) => a + b, 0);
-      $("ig-caption").textContent = `Integrated gradients of P(${label}) over ${e.steps} steps: `
-        + `Σ word importance ${sum.toFixed(4)} ≈ P(text) ${e.probabilities[label].toFixed(4)} − P(baseline) `
-        + `${e.baseline_probabilities[label].toFixed(4)} (convergence delta ${e.delta[label].toFixed(5)}). Hover a word for its value.`;
-      colourWords($("ig-words"), e.words, v, pos, neg, (x) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`);
-      const order = v.map((_, i) => i).sort((a, b) => Math.abs(v[b]) - Math.abs(v[a])).slice(0, 6);
+      const how = fused ? `the encoder's part (integrated gradients, ${e.steps} steps, weight `
+        + `${(1 - e.ngram_weight).toFixed(2)}) plus the n-gram channel's part (exact, weight ${e.ngram_weight.toFixed(2)})`
+        : `integrated gradients over ${e.steps} steps`;
+      const change = e.probabilities[label] - e.baseline_probabilities[label];
+      let caption = `Each word's share of P(${label}) as the model decides it: ${how}. `
+        + `Σ shares ${sum.toFixed(4)} = P(text) ${e.probabilities[label].toFixed(4)} − P(baseline) `
+        + `${e.baseline_probabilities[label].toFixed(4)} (${change >= 0 ? "+" : ""}${change.toFixed(4)}), `
+        + `left over ${e.delta[label].toFixed(5)}. Hover a word for its share and its parts.`;
+      if (Math.abs(e.delta[label]) > Math.max(0.1 * Math.abs(change), 0.01)) {
+        caption += ` Warning: the shares miss the decision by ${Math.abs(e.delta[label]).toFixed(4)} `
+          + `(${Math.round(100 * Math.abs(e.delta[label]) / Math.max(Math.abs(change), 1e-9))} % of it): read them as rough.`;
+      }
+      $("ig-caption").textContent = caption;
+      const fmt = (x, i) => {
+        const own = `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
+        if (!fused) return own;
+        const a = parts.encoder[label][i], b = parts.ngram[label][i];
+        return `${own} (encoder ${a >= 0 ? "+" : ""}${a.toFixed(4)}, n-gram ${b >= 0 ? "+" : ""}${b.toFixed(4)})`;
+      };
+      colourWords($("ig-words"), e.words, unreadable ? v.map(() => 0) : v, pos, neg, (x, i) => fmt(v[i], i));
+      const order = v.map((_, i) => i).sort((a, b) => v[b] - v[a]).slice(0, 6);
       const strongest = $("ig-strongest");
-      strongest.replaceChildren("Strongest: ");
-      order.forEach((i, n) => {
+      strongest.replaceChildren(unreadable ? "" : "Pushing hardest toward it: ");
+      if (!unreadable) order.forEach((i, n) => {
         const b = document.createElement("b");
         b.textContent = e.words[i];
         strongest.append(...(n ? [" · "] : []), b, ` ${v[i] >= 0 ? "+" : "−"}${Math.abs(v[i]).toFixed(3)}`);
@@ -311,7 +335,8 @@
     }
     show(e.predicted[0]);
     $("rollout-caption").textContent = `Share of the pooled vector each word feeds under attention rollout `
-      + `(${e.rollout_row}; ${e.rollout_special.toFixed(2)} rests on [CLS]/[SEP]).`;
+      + `(${e.rollout_row}; ${e.rollout_special.toFixed(2)} rests on [CLS]/[SEP]) — what the sentence vector draws `
+      + `on, the same for every label: not why a label was chosen.`;
     colourWords($("rollout-words"), e.words, e.rollout, "130, 80, 223", "130, 80, 223", (x) => x.toFixed(4));
     $("expl-note").textContent = `Baseline: ${e.baseline}.`;
   }

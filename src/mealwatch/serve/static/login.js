@@ -1,8 +1,17 @@
-// mealwatch login page: posts the name and password, then opens the triage page (the session is a cookie).
+// mealwatch login page: posts the name and password, then opens the triage page (the session is a cookie); speaks
+// the browser's language (or the one chosen here).
 "use strict";
+
+import { applyTexts, language, setLanguage, t } from "./i18n.js";
 
 const form = document.querySelector("#login-form");
 const problem = document.querySelector("#login-error");
+
+function speak(lang) {
+  setLanguage(lang);
+  applyTexts();
+  for (const b of document.querySelectorAll("button.lang")) b.classList.toggle("on", b.dataset.lang === language());
+}
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -18,7 +27,8 @@ form.addEventListener("submit", async (event) => {
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       const wait = response.headers.get("Retry-After");
-      throw new Error((body && body.error) || `${response.status} ${response.statusText}` + (wait ? ` (wait ${wait} s)` : ""));
+      const said = response.status === 401 ? t("login.wrong") : (body && body.error) || `${response.status} ${response.statusText}`;
+      throw new Error(said + (wait ? t("login.wait", { s: wait }) : ""));
     }
     window.location.assign("/");
   } catch (error) {
@@ -30,5 +40,7 @@ form.addEventListener("submit", async (event) => {
   }
 });
 
+for (const b of document.querySelectorAll("button.lang")) b.addEventListener("click", () => speak(b.dataset.lang));
+fetch("/api/preferences").then((r) => r.json()).then((p) => speak(p.language)).catch(() => speak("en"));
 // already signed in (or no accounts): straight to the page
 fetch("/api/session").then((r) => r.json()).then((s) => { if (!s.accounts || s.user) window.location.assign("/"); }).catch(() => {});
