@@ -197,6 +197,15 @@ def test_change_a_status(page, server):
     assert page.locator(f"#log-list li[data-id='{cid}']").count() == 1
 
 
+def test_the_attention_page_fits_a_phone_screen(page, server):
+    """The explanation and the controls fit a phone's width; the head view's canvas scrolls inside its own box."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    text = "Worms were found in the rice and two children vomited"
+    page.goto(f"{server[0]}/attention?text={text}&explain=true")
+    page.wait_for_selector("#explanation:not([hidden])")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
 def test_fits_a_phone_screen(page):
     page.set_viewport_size({"width": 390, "height": 844})
     page.fill("#text", "Rotten eggs were served and the kitchen smells")

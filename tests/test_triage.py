@@ -67,7 +67,7 @@ def test_the_triage_order_puts_the_worst_first_and_pages_by_cursor(log_backend):
     assert [c["id"] for c in store.list(order="triage", limit=None).items][-2:] == [flagged_low, dirty]
 
 
-def test_a_version_8_log_gets_the_severity_of_its_complaints(log_backend):
+def test_a_log_from_before_severity_gets_the_severity_of_its_complaints(log_backend):
     log_backend.migrate_to(8)
     log_backend.execute(
         "INSERT INTO complaints (text, labels, probabilities, urgency, urgency_rank, model_version, created_at,"

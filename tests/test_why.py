@@ -160,3 +160,16 @@ def test_the_service_answers_why_with_its_parts(tokenizer, channel, tmp_path):
             assert set(imp["part_outputs"]) == {"encoder", "ngram"}
         r = client.post("/api/classify", json={"text": TEXTS[0], "explain": "why", "steps": 301})
         assert r.status_code == 422
+
+
+def test_the_attention_page_and_the_triage_page_explain_alike(tokenizer, channel):
+    """The attention page's explanation (``explain``) and the service's "why" are the same scores: the two views of
+    one complaint never rank its words differently."""
+    from mealwatch.explain import explain
+
+    pipeline = tiny_pipeline(tokenizer, channel, 0.6)
+    e = explain(pipeline, TEXTS[0], steps=16)
+    [s] = attribute(pipeline, [TEXTS[0]], [e.predicted], "why", steps=16)
+    for label in e.predicted:
+        np.testing.assert_allclose(e.attributions[label], s.scores[label], atol=1e-9)
+        assert e.delta[label] == pytest.approx(s.delta[label], abs=1e-9)

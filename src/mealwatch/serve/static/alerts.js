@@ -1,7 +1,7 @@
 // Outbreak alerts: a banner until an officer acknowledges them; each opens its complaints.
 "use strict";
 
-import { $, api, el, jsonOptions, officerHeaders, showError, visible, when } from "./common.js";
+import { $, api, el, incident, jsonOptions, officerHeaders, showError, visible } from "./common.js";
 import { mayChange } from "./edit.js";
 import { TEXTS, language, t } from "./i18n.js";
 
@@ -36,7 +36,8 @@ export async function refreshAlerts() {
       }
       refreshAlerts();
     });
-    const span = a.first_at === a.last_at ? when(a.first_at) : `${when(a.first_at)} – ${when(a.last_at)}`;
+    // incident times (else arrival): a day given as a day shows as that day
+    const span = a.first_at === a.last_at ? incident(a.first_at) : `${incident(a.first_at)} – ${incident(a.last_at)}`;
     return el("li", { "data-alert-id": a.id }, el("strong", { dir: "auto", text: alertSummary(a) }),
       el("span", { class: "small", text: ` · ${span} · ${a.complaint_ids.map((i) => `#${i}`).join(", ")}` }), open, ack);
   }));
