@@ -16,24 +16,27 @@ export function renderWhy(box, result, { ids = false, savedModel = null, current
   const method = el("span", { id: ids ? "method" : null });
   const warnings = el("div", { class: "why-warnings" });
   const strongest = el("p", { class: "strongest small" });
+  const tapped = el("p", { class: "tapped small", role: "status" });  // a phone has no hover: a tap says it
   box.replaceChildren(
     el("div", { class: "why-head" }, el("h3", { text: t("why.title") }), el("span", { class: "small", text: t("why.for") }), pick),
     words,
     el("p", { class: "muted small legend-line" }, el("span", { class: "swatch pos" }), ` ${t("why.toward")} `,
       el("span", { class: "swatch neg" }), ` ${t("why.against")} · `, method),
-    warnings, strongest);
+    tapped, warnings, strongest);
   if (savedModel && currentModel && savedModel !== currentModel) {
     warnings.append(el("p", { class: "muted small", text: t("why.other", { now: currentModel, then: savedModel }) }));
   }
-  const labels = result.labels.length ? result.labels : Object.keys(result.probabilities).slice(0, 1);
+  const sure = (l) => -(result.probabilities[l] ?? 0);
+  const labels = (result.labels.length ? [...result.labels] : Object.keys(result.probabilities).slice(0, 1))
+    .sort((a, b) => sure(a) - sure(b));  // the surest label first
   pick.replaceChildren(...labels.map((l) => el("option", { value: l, text: labelName(l) })));
-  const draw = () => drawLabel(result, pick.value, { words, method, warnings, strongest });
+  const draw = () => { tapped.textContent = ""; drawLabel(result, pick.value, { words, method, warnings, strongest, tapped }); };
   pick.onchange = draw;
   draw();
 }
 
 function drawLabel(result, label, parts) {
-  const { words, method, warnings, strongest } = parts;
+  const { words, method, warnings, strongest, tapped } = parts;
   words.replaceChildren();
   for (const old of warnings.querySelectorAll(".warning")) old.remove();
   strongest.replaceChildren();
@@ -63,7 +66,8 @@ function drawLabel(result, label, parts) {
     if (w.start > at) words.append(piece(at, w.start));
     const title = ng ? t("why.word", { share: points(scores[i]), enc: points(enc[i]), ng: points(ng[i]) })
       : t("why.wordEnc", { share: points(scores[i]) });
-    const mark = el("mark", { text: piece(w.start, w.end), title, "data-score": scores[i].toFixed(4) });
+    const mark = el("mark", { text: piece(w.start, w.end), title, "data-score": scores[i].toFixed(4), tabindex: "0" });
+    mark.addEventListener("click", () => { tapped.textContent = `${visible(w.word)}: ${title}`; });
     const strength = Math.abs(scores[i]) / top;
     mark.style.background = `rgba(var(${scores[i] >= 0 ? "--pos" : "--neg"}), ${(0.08 + 0.62 * strength).toFixed(2)})`;
     words.append(mark);
