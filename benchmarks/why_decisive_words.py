@@ -58,19 +58,27 @@ def hits_by_script(rows: list[dict[str, str]], scored: list[tuple[list[str], lis
     return dict(out)
 
 
-def decisive_scores(
-    pipeline, rows: list[dict[str, str]], method: str = "why", steps: int = 50, part: str | None = None
-) -> list[tuple[list[str], list[float]]]:
-    """Per complaint, (words, scores toward its label) by ``method`` (``part``: one part of "why" alone)."""
+def attributions(pipeline, rows: list[dict[str, str]], method: str = "why", steps: int = 50) -> list:
+    """Per complaint, ``method``'s WordScores toward its label (16 complaints at a time)."""
     from mealwatch.explain import attribute
 
     found = []
     for start in range(0, len(rows), 16):
         chunk = rows[start : start + 16]
-        scores = attribute(pipeline, [r["text"] for r in chunk], [[r["label"]] for r in chunk], method, steps)
-        for row, s in zip(chunk, scores):
-            values = s.parts.get(part, {}).get(row["label"]) if part else s.scores[row["label"]]
-            found.append((list(s.words), list(values if values is not None else [0.0] * len(s.words))))
+        found += attribute(pipeline, [r["text"] for r in chunk], [[r["label"]] for r in chunk], method, steps)
+    return found
+
+
+def decisive_scores(
+    pipeline, rows: list[dict[str, str]], method: str = "why", steps: int = 50, part: str | None = None,
+    computed: list | None = None,
+) -> list[tuple[list[str], list[float]]]:  # fmt: skip
+    """Per complaint, (words, scores toward its label) by ``method`` (``part``: one part of "why" alone;
+    ``computed``: the WordScores ``attributions`` gave already)."""
+    found = []
+    for row, s in zip(rows, computed if computed is not None else attributions(pipeline, rows, method, steps)):
+        values = (s.parts or {}).get(part, {}).get(row["label"]) if part else s.scores[row["label"]]
+        found.append((list(s.words), list(values if values is not None else [0.0] * len(s.words))))
     return found
 
 
@@ -130,10 +138,11 @@ def main() -> int:
     print(f"\ndecisive word in the top {TOP} for its label ({len(rows)} complaints):")
     print(f"{'method':<26}" + "".join(f"{s:>12}" for s in scripts) + f"{'all':>12}")
     passed = True
+    computed = {method: attributions(pipeline, rows, method, 50) for method in ("why", "grad")}  # each method once
     for name, method, part in methods:
         if part == "ngram" and pipeline.ngram is None:
             continue
-        hits = hits_by_script(rows, decisive_scores(pipeline, rows, method, 50, part))
+        hits = hits_by_script(rows, decisive_scores(pipeline, rows, method, 50, part, computed[method]))
         shares = {s: hits[s][0] / hits[s][1] for s in scripts}
         total = sum(h for h, _ in hits.values()) / sum(n for _, n in hits.values())
         print(f"{name:<26}" + "".join(f"{f'{hits[s][0]}/{hits[s][1]}':>12}" for s in scripts) + f"{total:>12.0%}")
