@@ -239,8 +239,8 @@ def test_the_officers_day(browser, model_dir, tmp_path, size, lang):
         for box in editor.locator("input[data-label]").all():
             box.set_checked(box.get_attribute("value") == "illness")
         editor.locator(".save-correction").click()
-        page.wait_for_selector("#log-done:not([hidden])")
-        done = page.text_content("#log-done")
+        page.wait_for_selector("#detail-body p.done")  # said where the officer looks: at the top of the detail
+        done = page.text_content("#detail-body p.done")
         assert words["saved"] in done and f"#{hospital['id']}" in done
         page.wait_for_selector("#detail-body .history li:not(.muted)")
         shots(page, "corrected")

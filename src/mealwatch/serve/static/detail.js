@@ -64,7 +64,7 @@ function historyList(changes) {
 }
 
 // the complaint ``id`` in the dialog; its "why" is asked of the model serving now (no save)
-export async function openComplaint(id) {
+export async function openComplaint(id, notice = null) {
   const body = show(t("detail.title", { id }));
   body.replaceChildren(el("p", { class: "muted", text: "…" }));
   let c, changes;
@@ -74,15 +74,21 @@ export async function openComplaint(id) {
     body.replaceChildren(el("p", { class: "error", text: error.message }));
     return;
   }
+  // after a change: the queue again, then this complaint again, with what was kept said at its top
+  const again = async () => {
+    await afterChange(c.id);
+    openComplaint(id, $("#log-done").hidden ? null : $("#log-done").textContent);
+  };
   const why = el("div", { class: "why detail-why" }, el("p", { class: "muted small", text: t("why.loading") }));
   const actions = el("div", { class: "detail-actions" }, el("span", { class: `state ${c.status}`, text: t(`status.${c.status}`) }),
-    ...statusButtons(c, async () => { await afterChange(c.id); openComplaint(id); }));
+    ...statusButtons(c, again));
   body.replaceChildren(...[
+    notice ? el("p", { class: "done", role: "status", text: notice }) : null,
     el("div", { class: "urg" }, ...badges(c)),
     el("p", { class: "text big", dir: "auto", text: visible(c.text) }),
     el("div", { class: "meta", dir: "auto", text: facts(c) }),
     reasons(c), chips(c), why, ...probabilityBars(c), actions,
-    ...(mayChange() ? [editor(c, async (changed) => { await afterChange(changed.id); openComplaint(id); })] : []),
+    ...(mayChange() ? [editor(c, again)] : []),
     ...recordTable(c), ...historyList(changes)].filter(Boolean));
   try {
     const answer = await api("/api/classify", jsonOptions("POST", { text: c.text, explain: "why" }));
