@@ -51,7 +51,7 @@ def test_evaluate_and_train_show_progress_without_carriage_returns(trained, caps
     err = capsys.readouterr().err
     assert "predicting test.csv:" in err and "\r" not in err
     code = main(["train", "--data", str(trained["train"]), "--validation", str(trained["validation"]), "--encoder",
-                 str(trained["encoder"]), "--out", str(tmp_path / "m"), "--epochs", "1", "--adapt", "off",
+                 str(trained["encoder"]), "--out", str(tmp_path / "m"), "--epochs", "1",
                  "--threads", "1"])  # fmt: skip
     captured = capsys.readouterr()
     assert code == 0 and "epoch 1/1: train loss" in captured.out + captured.err
