@@ -115,7 +115,8 @@ def main() -> int:
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--save", help="with --quick-train: keep the model in this folder")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--agreement-texts", type=int, default=100, help="bundled test texts for the sign check (0: skip it)")
+    parser.add_argument("--agreement-texts", type=int, default=100,
+                        help="bundled test texts for the sign check (0: skip it)")  # fmt: skip
     args = parser.parse_args()
     import torch
 
