@@ -173,3 +173,28 @@ def test_the_attention_page_and_the_triage_page_explain_alike(tokenizer, channel
     for label in e.predicted:
         np.testing.assert_allclose(e.attributions[label], s.scores[label], atol=1e-9)
         assert e.delta[label] == pytest.approx(s.delta[label], abs=1e-9)
+
+
+def test_the_devanagari_view_shares_the_encoders_part_word_for_word(any_tokenizer, channel):
+    """A model that reads romanised Hindi also in Devanagari: the encoder's part is (1 − v)·IG(text) + v·IG(view),
+    the view's word i scoring the text's word i, and the scores still add up to the decision shown."""
+    from mealwatch.transliteration import DevanagariLexicon
+
+    lexicon = DevanagariLexicon.from_texts(["खिचड़ी में छिपकली गिरी थी", "बच्चे उल्टी कर रहे है"])
+    pipeline = tiny_pipeline(any_tokenizer, channel, 0.6)
+    pipeline.fuse_translit_view(lexicon, 0.7, pipeline.thresholds())
+    text = TEXTS[0]
+    view = lexicon.view(text)
+    assert view != text and len(view.split()) == len(text.split())
+    [p] = pipeline.predict([text])
+    labels = [p.labels or ["illness"]]
+    [s] = attribute(pipeline, [text], labels, "why", steps=64)
+    [a] = attribute(pipeline, [text], labels, "ig", steps=64)
+    [b] = attribute(pipeline, [view], labels, "ig", steps=64)
+    assert len(s.words) == len(a.words) == len(b.words) and "view_not_shown" not in s.notices
+    for label in labels[0]:
+        expected = [0.4 * (0.3 * x + 0.7 * y) for x, y in zip(a.scores[label], b.scores[label])]
+        np.testing.assert_allclose(s.parts["encoder"][label], expected, atol=1e-9)
+        assert s.output[label] == pytest.approx(p.probabilities[label], abs=1e-5)  # the view is in the decision
+        gap = s.output[label] - s.baseline_output[label]
+        assert sum(s.scores[label]) - gap == pytest.approx(s.delta[label], abs=1e-9)

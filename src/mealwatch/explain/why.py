@@ -6,7 +6,9 @@ A model with an n-gram channel decides on p_l = (1 − w)·p_enc,l + w·p_ng,l (
     s_l(word) = (1 − w)·E_l(word) + w·N_l(word)
 
 - E_l, the encoder's part: integrated gradients of the encoder's probability P(l) from the all-[PAD] baseline
-  (``ig.py``), summed over the word's pieces — WordPiece or SentencePiece alike, as the tokenizer made them;
+  (``ig.py``), summed over the word's pieces — WordPiece or SentencePiece alike, as the tokenizer made them. A
+  model that reads romanised Hindi also in Devanagari (``transliteration``: p_enc = (1 − v)·P(text) + v·P(view))
+  gets (1 − v)·E_l(text) + v·E_l(view): word i of the view is word i of the text;
 - N_l, the n-gram channel's part, exact: the channel is linear in its n-gram features up to its sigmoid (or
   softmax), so each n-gram's share of the logit is W[l, f]·x_f, and each white-space piece of the text holds its
   n-grams (``NgramChannel.contributions``; a piece's share is split over the piece's words by their letters).
@@ -22,7 +24,9 @@ score), so a page can say which part each colour comes from. ``notices``:
 - ``unreadable``: most of the text's words are unreadable to the encoder's vocabulary (``review.unreadable_share``
   over the model's ``max_unreadable``); its colours would mean nothing — show the text without them;
 - ``approximate``: the scores miss the decision by more than a tenth of what they explain (|delta| over
-  0.1·|P(text) − P(nothing)|, and over 0.01): integrated gradients needed more steps.
+  0.1·|P(text) − P(nothing)|, and over 0.01): integrated gradients needed more steps;
+- ``view_not_shown``: the Devanagari view of the text did not split into the same words as the text, so its
+  part of the decision is not among the colours (the text's own reading is).
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ APPROXIMATE_SHARE, APPROXIMATE_FLOOR = 0.1, 0.01
 def why(
     pipeline: "Pipeline", texts: list[str], batch: "TokenizedBatch", labels: list[list[str]], steps: int
 ) -> list[WordScores]:
-    encoder = integrated(pipeline, texts, batch, labels, steps)
+    encoder = encoder_scores(pipeline, texts, batch, labels, steps)
     channel = pipeline.ngram
     w = float(pipeline.config.ngram_weight) if channel is not None else 0.0
     policy, unreadable = pipeline.review_policy, unreadable_shares(batch)
@@ -77,7 +81,7 @@ def why(
                 baseline[label] += w * float(p_nothing[k])
         scores = {label: [sum(part[label][j] for part in parts.values()) for j in range(words)] for label in wanted}
         delta = {label: sum(scores[label]) - (output[label] - baseline[label]) for label in wanted}
-        notices = []
+        notices = list(e.notices)  # "view_not_shown" from the encoder's part
         if unreadable[i] > policy.max_unreadable:
             notices.append("unreadable")
         explained = {label: abs(output[label] - baseline[label]) for label in wanted}
@@ -88,6 +92,33 @@ def why(
                               steps=steps, delta=delta, baseline_output=baseline, output=output, parts=parts,
                               part_outputs=own, notices=notices, ngram_weight=w))  # fmt: skip
     return out
+
+
+def encoder_scores(
+    pipeline: "Pipeline", texts: list[str], batch: "TokenizedBatch", labels: list[list[str]], steps: int
+) -> list[WordScores]:
+    """Integrated gradients of the encoder's probabilities; for a text the model's Devanagari view changes, the
+    text's and the view's, weighted as they are fused (word i of the view scores word i of the text)."""
+    plain = integrated(pipeline, texts, batch, labels, steps)
+    lexicon, v = pipeline.translit, float(pipeline.config.translit_weight)
+    views = [lexicon.view(t) for t in texts] if lexicon is not None and v > 0 else list(texts)
+    changed = [i for i, (t, seen) in enumerate(zip(texts, views)) if seen != t]
+    if not changed:
+        return plain
+    seen_texts = [views[i] for i in changed]
+    seen = integrated(pipeline, seen_texts, pipeline.tokenize(seen_texts), [labels[i] for i in changed], steps)
+    for i, view in zip(changed, seen):
+        text = plain[i]
+        if len(view.words) != len(text.words):  # not word for word: the view's part cannot be shown on the text
+            text.notices = [*text.notices, "view_not_shown"]
+            continue
+        mix = lambda a, b: (1 - v) * a + v * b  # noqa: E731
+        for label in text.scores:
+            text.scores[label] = [mix(a, b) for a, b in zip(text.scores[label], view.scores[label])]
+            text.output[label] = mix(text.output[label], view.output[label])
+            text.baseline_output[label] = mix(text.baseline_output[label], view.baseline_output[label])
+            text.delta[label] = mix(text.delta[label], view.delta[label])
+    return plain
 
 
 def ngram_word_shares(

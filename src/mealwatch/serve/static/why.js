@@ -91,6 +91,7 @@ function drawLabel(result, label, parts) {
     method.textContent = imp.note || "";
   }
   if (imp.truncated) warnings.append(el("p", { class: "warning", text: t("why.cut") }));
+  if ((imp.notices || []).includes("view_not_shown")) warnings.append(el("p", { class: "warning", text: t("why.view_not_shown") }));
   const order = scores.map((_, i) => i).filter((i) => scores[i] > 0).sort((a, b) => scores[b] - scores[a]).slice(0, 3);
   if (order.length) {
     strongest.append(`${t("why.strongest")} `);
