@@ -33,7 +33,7 @@ TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 def test_new_log_gets_the_current_schema(log_backend):
     log = log_backend.open()
-    assert log.schema_version == SCHEMA_VERSION == 11
+    assert log.schema_version == SCHEMA_VERSION == 12
     assert {
         "complaints",
         "complaint_changes",
@@ -64,7 +64,7 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
     )
 
     store = log_backend.open()
-    assert store.schema_version == SCHEMA_VERSION == 11
+    assert store.schema_version == SCHEMA_VERSION == 12
     [row] = store.list(Filters(label="illness")).items
     assert (row["text"], row["labels"], row["model_version"]) == (
         "lizard in dal",
@@ -72,6 +72,7 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
         "old-model",
     )
     assert (row["needs_review"], row["review_reasons"]) == (False, [])  # old rows were never flagged
+    assert row["language"] == "en"  # filled in from the text by the migration
     assert store.labels() == {"foreign_object", "illness"}
     assert store.list(Filters(label="spoiled_food")).total == 0
     assert store.daily_label_counts() == {"2024-05-01": {"foreign_object": 1, "illness": 1}}
@@ -229,12 +230,13 @@ def test_rows_have_the_same_shape_on_every_backend(log_backend):
     assert list(row) == ["id", "text", "school", "udise", "district", "block", "incident_at", "channel",
                          "reporter_phone", "extra", "labels", "probabilities", "urgency", "model_version", "created_at",
                          "status", "status_changed_at", "needs_review", "corrected_labels", "corrected_by",
-                         "corrected_at", "assignee", "notes", "certainty", "severity", "review_reasons",
+                         "corrected_at", "assignee", "notes", "certainty", "severity", "language", "review_reasons",
                          "history"]  # fmt: skip
     assert (row["id"], row["text"], row["school"]) == (i, saved.text, None)
     assert (row["labels"], row["urgency"]) == (saved.labels, "high")
     assert list(row["probabilities"].items()) == list(saved.probabilities.items())  # same order, same floats
     assert type(row["id"]) is int and row["needs_review"] is True and row["review_reasons"] == ["बहुत कम भरोसा"]
+    assert row["language"] == "hi"  # languages.detect_language, stored with the complaint
     assert TIME.match(row["created_at"]) and TIME.match(row["status_changed_at"])
     assert row["created_at"] <= row["status_changed_at"]
     moved = {"old_status": "new", "new_status": "in_progress", "changed_at": row["status_changed_at"]}

@@ -231,6 +231,7 @@ def test_the_officers_day(browser, model_dir, tmp_path, size, lang):
         title = marks.first.get_attribute("title")
         assert ("एनकोडर" if lang == "hi" else "encoder") in title  # each word says which part its colour comes from
         assert page.locator("#detail-body table.record").count() >= 1
+        assert "हिन्दी" in page.text_content("#detail-body table.record")  # romanised Hindi, named in its own script
         fits(page, viewport["width"])
         shots(page, "detail")
 

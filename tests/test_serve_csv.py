@@ -70,7 +70,8 @@ def test_exports_open_in_a_spreadsheet_with_every_column_and_local_times(kolkata
         *(f"p_{label}" for label in answer["results"][0]["probabilities"]),
     ]
     shared = ["text", "school", "district", "block", "incident_date", "channel", "reporter_phone", "Ward",
-              "extra: status", "labels", "urgency"]  # fmt: skip
+              "extra: status", "labels", "urgency", "language"]  # fmt: skip
+    assert [r["language"] for r in results] == ["hi", "en"]  # each complaint's language, in both files
     for result in results:
         assert {c: logged[result["text"]][c] for c in shared} == {c: result[c] for c in shared}
     stored = kolkata.get(f"/api/complaints/{answer['results'][0]['id']}").json()

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..labels import urgency_rank
 from ..records import block_group, fold, school_group
+from ..languages import detect_language
 from ..severity import severity
 from .account_store import AccountStore, AuditEntry, write_audit
 from .preference_store import PreferenceStore
@@ -416,13 +417,13 @@ class ComplaintLog(AccountStore, PreferenceStore, ABC):
 COLUMNS = (
     "id, text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
     " urgency, model_version, created_at, status, status_changed_at, needs_review, review, corrected_labels,"
-    " corrected_by, corrected_at, assignee, notes, certainty, severity"
+    " corrected_by, corrected_at, assignee, notes, certainty, severity, language"
 )
 #: the columns a new complaint is written with (``insert_row`` gives its values in this order)
 INSERT_COLUMNS = (
     "text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
     " urgency, urgency_rank, model_version, created_at, status, status_changed_at, review, needs_review, certainty,"
-    " school_key, district_key, block_key, school_group, block_group, event_at, severity"
+    " school_key, district_key, block_key, school_group, block_group, event_at, severity, language"
 )
 #: the queue: complaints needing review first, then most urgent, then newest
 QUEUE_ORDER = " ORDER BY needs_review DESC, urgency_rank, created_at DESC, id DESC"
@@ -473,7 +474,7 @@ def insert_row(c: NewComplaint, now: str) -> tuple:
         json.dumps(list(c.review_reasons), ensure_ascii=False), bool(c.review_reasons), c.certainty,
         fold(c.school) if c.school else None, fold(c.district) if c.district else None,
         fold(c.block) if c.block else None, school_group(c.school, c.udise, c.district),
-        block_group(c.district, c.block), incident or now, severity(c.text, c.urgency),
+        block_group(c.district, c.block), incident or now, severity(c.text, c.urgency), detect_language(c.text),
     )  # fmt: skip
 
 

@@ -49,6 +49,7 @@ def result(c: Classified, record: Record, version: str, complaint_id: int | None
         "truncated": p.truncated,
         "needs_review": p.needs_review,
         "review_reasons": p.review_reasons,
+        "language": p.language,
         "importance": c.importance.to_dict() if c.importance else None,
         "id": complaint_id,
         "model_version": version,

@@ -209,6 +209,7 @@ class ClassifyResult(RecordOut):
     )
     needs_review: bool = Field(False, description="true when the labels should not be trusted without a person's check")
     review_reasons: list[str] = Field(default_factory=list, description="why it needs review (empty when it does not)")
+    language: str | None = Field(None, description="the text's language (ISO 639-1; 'und' when it cannot be told)")
     importance: dict[str, Any] | None = Field(None, description="per-word importance (see the 'explain' field)")
     id: int | None = Field(None, description="the complaint's id in the log, when saved")
     model_version: str
@@ -258,6 +259,7 @@ class Complaint(CorrectionOut):
     status: Status
     status_changed_at: str
     severity: int = Field(0, description="the triage key (a death or a hospital admission, urgency, children named)")
+    language: str | None = Field(None, description="the text's language (ISO 639-1; 'und' when it cannot be told)")
     history: list[dict[str, str]] | None = None
 
 

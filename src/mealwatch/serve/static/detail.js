@@ -6,7 +6,7 @@
 import { alertSummary } from "./alerts.js";
 import { $, api, el, incident, jsonOptions, percent, state, visible, when } from "./common.js";
 import { editor, mayChange, statusButtons } from "./edit.js";
-import { channelName, labelName, t } from "./i18n.js";
+import { channelName, complaintLanguage, labelName, t } from "./i18n.js";
 import { badges, chips, facts, reasons } from "./queue.js";
 import { renderWhy } from "./why.js";
 
@@ -26,7 +26,7 @@ export function close() { if (dialog().open) dialog().close(); }
 function recordTable(c) {
   const rows = [["school", c.school], ["udise", c.udise], ["district", c.district], ["block", c.block],
     ["incident_at", c.incident_at ? incident(c.incident_at) : null], ["channel", c.channel ? channelName(c.channel) : null],
-    ["reporter_phone", c.reporter_phone], ["created_at", when(c.created_at)], ["status", t(`status.${c.status}`)],
+    ["reporter_phone", c.reporter_phone], ["language", complaintLanguage(c.language)], ["created_at", when(c.created_at)], ["status", t(`status.${c.status}`)],
     ["assignee", c.assignee], ["notes", c.notes], ["model_version", c.model_version]];
   const table = el("table", { class: "record" });
   for (const [field, value] of rows) {

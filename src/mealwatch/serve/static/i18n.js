@@ -78,7 +78,7 @@ const EN = {
   "detail.change": "{field}: {old} → {new}", "detail.byAt": "{by}, {at}", "detail.someone": "someone",
   "detail.alertTitle": "Alert #{id}: its complaints", "detail.text": "Complaint",
   "field.school": "school", "field.udise": "UDISE code", "field.district": "district", "field.block": "block",
-  "field.incident_at": "incident", "field.channel": "channel", "field.reporter_phone": "reporter's phone",
+  "field.incident_at": "incident", "field.channel": "channel", "field.language": "language", "field.reporter_phone": "reporter's phone",
   "field.created_at": "received", "field.status": "status", "field.labels": "labels", "field.assignee": "assigned to",
   "field.notes": "notes", "field.model_version": "model", "field.corrected_labels": "corrected labels",
   "review.no_label": "The model is not sure of any label — “{label}” is only its best guess. Read it and set the right labels.",
@@ -173,7 +173,7 @@ const HI = {
   "detail.change": "{field}: {old} → {new}", "detail.byAt": "{by}, {at}", "detail.someone": "कोई",
   "detail.alertTitle": "चेतावनी #{id}: इसकी शिकायतें", "detail.text": "शिकायत",
   "field.school": "विद्यालय", "field.udise": "UDISE कोड", "field.district": "ज़िला", "field.block": "प्रखंड",
-  "field.incident_at": "घटना", "field.channel": "माध्यम", "field.reporter_phone": "शिकायतकर्ता का फ़ोन",
+  "field.incident_at": "घटना", "field.channel": "माध्यम", "field.language": "भाषा", "field.reporter_phone": "शिकायतकर्ता का फ़ोन",
   "field.created_at": "प्राप्त", "field.status": "स्थिति", "field.labels": "श्रेणियाँ", "field.assignee": "किसे सौंपी",
   "field.notes": "टिप्पणी", "field.model_version": "मॉडल", "field.corrected_labels": "सुधारी गई श्रेणियाँ",
   "review.no_label": "मॉडल किसी भी श्रेणी को लेकर आश्वस्त नहीं है — “{label}” केवल उसका सबसे अच्छा अनुमान है। शिकायत पढ़कर सही श्रेणी चुनें।",
@@ -218,6 +218,11 @@ const LANGUAGE_NAMES = {
   hi: { English: "अंग्रेज़ी", Hindi: "हिन्दी", Marathi: "मराठी", Bengali: "बांग्ला", Tamil: "तमिल", Telugu: "तेलुगु",
     Kannada: "कन्नड़", Malayalam: "मलयालम", Gujarati: "गुजराती", Punjabi: "पंजाबी", Odia: "ओड़िया", Urdu: "उर्दू" },
 };
+//: each complaint language's ISO 639-1 code -> its English name (as above) and its own name
+const COMPLAINT_LANGUAGES = { en: ["English", "English"], hi: ["Hindi", "हिन्दी"], mr: ["Marathi", "मराठी"],
+  bn: ["Bengali", "বাংলা"], ta: ["Tamil", "தமிழ்"], te: ["Telugu", "తెలుగు"], kn: ["Kannada", "ಕನ್ನಡ"],
+  ml: ["Malayalam", "മലയാളം"], gu: ["Gujarati", "ગુજરાતી"], pa: ["Punjabi", "ਪੰਜਾਬੀ"], or: ["Odia", "ଓଡ଼ିଆ"],
+  ur: ["Urdu", "اردو"] };
 export const TEXTS = { en: EN, hi: HI };
 
 let current = "en";
@@ -237,6 +242,14 @@ export function t(key, params = {}) {
 
 export function labelName(label) { return LABEL_NAMES[current][label] ?? label.replace(/_/g, " "); }
 export function channelName(channel) { return CHANNEL_NAMES[current][channel] ?? channel; }
+// a complaint's language (mealwatch.languages code) in its own script, and in the page's language beside it
+export function complaintLanguage(code) {
+  const known = COMPLAINT_LANGUAGES[code];
+  if (!known) return "";
+  const [english, own] = known;
+  const here = LANGUAGE_NAMES[current][english] ?? english;
+  return own === here ? own : `${own} (${here})`;
+}
 
 // every element below ``root`` with data-i18n (text), data-i18n-placeholder, -aria or -title gets its words
 export function applyTexts(root = document) {

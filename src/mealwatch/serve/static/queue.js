@@ -4,7 +4,7 @@
 
 import { $, api, el, everyDistrict, incident, nextDay, showError, state, visible, when, zoneOffset } from "./common.js";
 import { editor, mayChange, statusButtons } from "./edit.js";
-import { channelName, labelName, plainReason, t } from "./i18n.js";
+import { channelName, complaintLanguage, labelName, plainReason, t } from "./i18n.js";
 
 const PAGE_SIZE = 25;
 //: severity = 1,000,000 × death or hospital + 10,000 × urgency points + children named (mealwatch/severity.py)
@@ -46,6 +46,7 @@ export function facts(c) {
   const out = [`#${c.id}`, place, t("card.received", { when: when(c.created_at) })];
   if (c.incident_at) out.push(t("card.incident", { when: incident(c.incident_at) }));
   if (c.channel) out.push(t("card.by", { channel: channelName(c.channel) }));
+  if (complaintLanguage(c.language)) out.push(complaintLanguage(c.language));
   if (c.reporter_phone) out.push(`☎ ${c.reporter_phone}`);
   if (c.assignee) out.push(t("card.assigned", { name: visible(c.assignee) }));
   return out.join(" · ");
