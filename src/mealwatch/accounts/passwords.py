@@ -62,7 +62,7 @@ class CheckGate:
     together. ``running`` checks run, ``waiting`` more wait their turn; one beyond is refused at once
     (``ChecksBusy``)."""
 
-    def __init__(self, running: int | None = None, waiting: int = 16) -> None:
+    def __init__(self, running: int | None = None, waiting: int = 8) -> None:
         self.running = running or max(1, (os.cpu_count() or 1) // 4)
         self.waiting = waiting
         self._slots = threading.Semaphore(self.running)
