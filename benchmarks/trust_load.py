@@ -567,7 +567,7 @@ def killed_uploads(model: Path, tmp: Path) -> tuple[int, str]:
 
     from mealwatch.log import open_log
 
-    rows = "text\n" + "".join(f"no eggs today, complaint {i}\n" for i in range(2000))
+    rows = "text\n" + "".join(f"no eggs today - complaint {i}\n" for i in range(2000))
     upload = {"file": ("d.csv", rows.encode(), "text/csv")}
     partial, seen = 0, []
     answer_s = None
@@ -578,8 +578,9 @@ def killed_uploads(model: Path, tmp: Path) -> tuple[int, str]:
         try:
             if fraction is None:  # how long one upload takes, on this machine now
                 t0 = time.perf_counter()
-                httpx.post(f"{server.url}/api/classify/csv", files=upload, data={"save": "true"}, timeout=600)
+                r = httpx.post(f"{server.url}/api/classify/csv", files=upload, data={"save": "true"}, timeout=600)
                 answer_s = time.perf_counter() - t0
+                assert r.status_code == 200 and r.json()["count"] == 2000, r.text[:300]
                 continue
             in_flight(lambda: httpx.post(f"{server.url}/api/classify/csv", files=upload, data={"save": "true"},
                                          timeout=600))  # fmt: skip
