@@ -13,9 +13,9 @@ cookie and its CSRF token). Then it runs the role matrix (tests/role_matrix.py: 
 officer, admin, another district's officer, a district's admin, an expired session, a revoked token, a disabled
 user; full-phone reads and a district admin's grants among the requests) and prints the statuses that differ from
 the expected ones. Last, issue 27's cases, one line per defect with its count (trust_scope.py: scope and privilege,
-in-process; trust_load.py: attacks and failures on real servers — login storms, list bombs, half-open connections,
-a 2,000-row upload with alerts and a stop, PostgreSQL stopped under load, damaged weights and logs). Targets: 0 5xx,
-0 rows written, 0 unexpected statuses, 0 for every case.
+in-process; trust_attack.py and trust_failure.py: attacks and failures on real servers — login storms, list bombs,
+half-open connections, a 2,000-row upload with alerts and a stop, PostgreSQL stopped under load, damaged weights
+and logs). Targets: 0 5xx, 0 rows written, 0 unexpected statuses, 0 for every case.
 
     python benchmarks/security_probe.py [--inputs 1200] [--seed 0] [--half-open 5000] [--no-load]
 """
@@ -429,13 +429,16 @@ def main() -> int:
     parser.add_argument("--inputs", type=int, default=1200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--half-open", type=int, default=5000, help="half-open connections for item 13")
-    parser.add_argument("--no-load", action="store_true", help="skip the cases on real servers (trust_load.py)")
+    parser.add_argument(
+        "--no-load", action="store_true", help="skip the cases on real servers (trust_attack.py, trust_failure.py)"
+    )
     args = parser.parse_args()
     logging.getLogger("mealwatch.alerts").setLevel(logging.ERROR)  # the alerts the cases raise are expected
 
     from fastapi.testclient import TestClient
 
-    import trust_load  # issue 27's cases, beside this script
+    import trust_attack  # issue 27's cases, beside this script
+    import trust_failure
     import trust_scope
 
     from mealwatch.accounts import hash_password, new_secret, secret_hash
@@ -464,7 +467,8 @@ def main() -> int:
         good &= trust_scope.run(model, Path(tmp))
         if not args.no_load:
             print("\n== issue 27: under attack and failure (counts: target 0; figures in brackets)")
-            good &= trust_load.run(model, Path(tmp), args.half_open)
+            good &= trust_attack.run(model, Path(tmp), args.half_open)
+            good &= trust_failure.run(model, Path(tmp))
     return 0 if good else 1
 
 

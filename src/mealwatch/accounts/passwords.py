@@ -3,15 +3,19 @@ guess through. Only the hash (its PHC string, parameters and salt included) is s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from .roles import AccountError
+
+T = TypeVar("T")
 
 #: the shortest password accepted
 MIN_PASSWORD_CHARS = 10
@@ -59,35 +63,44 @@ class ChecksBusy(RuntimeError):
 class CheckGate:
     """A cap on password checks at once, across every login: each argon2id check holds ``memory_cost`` (64 MiB
     with the library's parameters) and a core for a tenth of a second, so a storm of logins must not run them all
-    together. ``running`` checks run, ``waiting`` more wait their turn; one beyond is refused at once
-    (``ChecksBusy``)."""
+    together. The checks run on ``running`` threads of their own, at a lower CPU priority than the service's
+    other work (nice 10, where the system allows it), so that a storm slows the logins, not the classification;
+    ``waiting`` more wait their turn; one beyond is refused at once (``ChecksBusy``)."""
 
-    def __init__(self, running: int | None = None, waiting: int = 16) -> None:
+    def __init__(self, running: int | None = None, waiting: int = 8) -> None:
         self.running = running or max(1, (os.cpu_count() or 1) // 4)
         self.waiting = waiting
-        self._slots = threading.Semaphore(self.running)
+        self._workers = ThreadPoolExecutor(self.running, "mealwatch-password-check", initializer=_lower_priority)
         self._inside = 0
         self._lock = threading.Lock()
         self.most_at_once = 0  # the most checks that ran together (a benchmark reads it)
         self._at_once = 0
 
-    @contextmanager
-    def turn(self) -> Iterator[None]:
-        """Hold one check slot (waiting for it); ChecksBusy when too many are waiting already."""
+    def run(self, check: Callable[[], T]) -> T:
+        """``check()`` on a password-check thread, once one is free (waiting for it); ChecksBusy when too many
+        are waiting already."""
         with self._lock:
             if self._inside >= self.running + self.waiting:
                 raise ChecksBusy(f"{self._inside} logins are being checked or waiting")
             self._inside += 1
         try:
-            with self._slots:
-                with self._lock:
-                    self._at_once += 1
-                    self.most_at_once = max(self.most_at_once, self._at_once)
-                try:
-                    yield
-                finally:
-                    with self._lock:
-                        self._at_once -= 1
+            return self._workers.submit(self._counted, check).result()
         finally:
             with self._lock:
                 self._inside -= 1
+
+    def _counted(self, check: Callable[[], T]) -> T:
+        with self._lock:
+            self._at_once += 1
+            self.most_at_once = max(self.most_at_once, self._at_once)
+        try:
+            return check()
+        finally:
+            with self._lock:
+                self._at_once -= 1
+
+
+def _lower_priority() -> None:
+    """Give this thread a lower CPU priority (Linux: nice 10 for the thread alone); nothing where not allowed."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)

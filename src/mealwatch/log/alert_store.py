@@ -1,17 +1,22 @@
-"""Outbreak alerts as the log keeps them: raised, extended while open, acknowledged by an officer.
+"""Outbreak alerts as the log keeps them: raised, extended while open, acknowledged by an officer; and which
+complaints still wait for their alert check (table ``alert_checks``, marked in the transaction of each save or
+correction).
 
-The rules that decide when to raise one live in ``mealwatch.alerts``; this module only stores what
-they decide, in the caller's transaction (``ComplaintLog.record_alert`` and friends).
+The rules that decide when to raise one live in ``mealwatch.alerts``; this module only stores what they decide
+(``AlertStore``, mixed into ``ComplaintLog``: each call one transaction).
 """
 
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from .base import Page, Tx, from_stored_time, page_clause, to_stored_time
+from .shapes import Page, Scope, Tx, from_stored_time, in_scope, page_clause, storable_id, to_stored_time
 
 ALERT_STATUSES = ("open", "acknowledged")
 ALERT_COLUMNS = (
@@ -43,6 +48,14 @@ class AlertOutcome:
     alert: dict[str, Any]
     kind: str
     added: list[int] = field(default_factory=list)  # complaint ids new to the alert
+
+
+@dataclass
+class DueChecks:
+    """Complaints whose alert check is due (``complaint_ids``), as read up to the mark ``through``."""
+
+    complaint_ids: list[int]
+    through: int
 
 
 def decode_alert(row: dict[str, Any]) -> dict[str, Any]:
@@ -123,4 +136,62 @@ def acknowledge_alert(tx: Tx, alert_id: int, by: str | None, now: str) -> dict[s
     return get_alert(tx, alert_id)
 
 
-__all__ = ["ALERT_STATUSES", "AlertDraft", "AlertOutcome", "to_stored_time"]
+class AlertStore:
+    """Alerts and the alert checks due, each call one transaction (mixed into ``ComplaintLog``)."""
+
+    clock: Callable[[], str]
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Tx]: ...
+
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Tx]: ...
+
+    def alert_checks_due(self, limit: int = 5000) -> DueChecks:
+        """The complaints saved or corrected whose alert check has not run yet, oldest first (at most ``limit``
+        marks); hand it back to ``alert_checks_done`` once they are checked."""
+        with self._read() as tx:
+            rows = tx.all(f"SELECT id, complaint_id FROM alert_checks ORDER BY id LIMIT {int(limit)}")
+        ids = list(dict.fromkeys(int(r["complaint_id"]) for r in rows))
+        return DueChecks(ids, max((int(r["id"]) for r in rows), default=0))
+
+    def alert_checks_done(self, due: DueChecks) -> None:
+        """Clear the marks ``due`` read (a complaint marked again since, by a correction, stays due)."""
+        with self._write() as tx:
+            tx.run("DELETE FROM alert_checks WHERE id <= ?", (due.through,))
+
+    def record_alert(self, draft: AlertDraft, window: timedelta) -> AlertOutcome:
+        """Raise the alert ``draft`` describes, or extend the open alert of its rule and place that it overlaps
+        (within ``window``), in one transaction; concurrent saves of one place take turns."""
+        with self._write() as tx:
+            return record_alert(tx, draft, window, self.clock())
+
+    def list_alerts(
+        self, status: str | None = None, limit: int | None = 100, offset: int = 0, scope: Scope = None
+    ) -> Page:
+        """Alerts (of ``scope``'s districts), open ones first, then the most recent."""
+        with self._read() as tx:
+            if scope is None:
+                return list_alerts(tx, status, limit, offset)
+            every = [a for a in list_alerts(tx, status, None, 0).items if in_scope(a["district"], scope)]
+        return Page(len(every), every[offset:] if limit is None else every[offset : offset + limit])
+
+    def get_alert(self, alert_id: int, scope: Scope = None) -> dict[str, Any] | None:
+        if not storable_id(alert_id):
+            return None
+        with self._read() as tx:
+            alert = get_alert(tx, alert_id)
+        return alert if alert is not None and in_scope(alert["district"], scope) else None
+
+    def acknowledge_alert(self, alert_id: int, by: str | None = None, scope: Scope = None) -> dict[str, Any] | None:
+        """Mark an alert acknowledged (again: unchanged); None when there is no such alert (in ``scope``)."""
+        if not storable_id(alert_id):
+            return None
+        with self._write() as tx:
+            alert = get_alert(tx, alert_id)
+            if alert is None or not in_scope(alert["district"], scope):
+                return None
+            return acknowledge_alert(tx, alert_id, by, self.clock())
+
+
+__all__ = ["ALERT_STATUSES", "AlertDraft", "AlertOutcome", "AlertStore", "DueChecks", "to_stored_time"]

@@ -19,8 +19,8 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..labels import urgency_rank
@@ -28,6 +28,7 @@ from ..records import block_group, fold, school_group
 from ..languages import detect_language
 from ..severity import severity
 from .account_store import AccountStore, AuditEntry, write_audit
+from .alert_store import AlertStore
 from .preference_store import PreferenceStore
 from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-exported
     ComplaintChange,
@@ -46,18 +47,21 @@ from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-
     day_range,
     from_stored_time,
     in_scope,
+    page_clause,
     redact,
+    storable_id,
     to_stored_time,
     utc_now,
 )
 
 
-class ComplaintLog(AccountStore, PreferenceStore, ABC):
+class ComplaintLog(AccountStore, AlertStore, PreferenceStore, ABC):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
     A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
-    other method is written once, here, on top of ``Tx`` (accounts: ``account_store.AccountStore``). A method
-    taking a ``scope`` treats a complaint or alert outside it as missing.
+    other method is written once, here, on top of ``Tx`` (accounts: ``account_store.AccountStore``; alerts and
+    the alert checks due: ``alert_store.AlertStore``; the page's preferences: ``preference_store.PreferenceStore``).
+    A method taking a ``scope`` treats a complaint or alert outside it as missing.
     """
 
     #: the schema version the log was opened at (after migration: ``migrations.SCHEMA_VERSION``)
@@ -354,62 +358,6 @@ class ComplaintLog(AccountStore, PreferenceStore, ABC):
                 found += tx.all(f"SELECT {COLUMNS} FROM complaints WHERE id IN ({marks}) ORDER BY id", chunk)
         return [decode_row(r) for r in found]
 
-    # --- alerts (log/alert_store.py) -------------------------------------------------------------
-
-    def alert_checks_due(self, limit: int = 5000) -> DueChecks:
-        """The complaints saved or corrected whose alert check has not run yet, oldest first (at most ``limit``
-        marks); hand it back to ``alert_checks_done`` once they are checked."""
-        with self._read() as tx:
-            rows = tx.all(f"SELECT id, complaint_id FROM alert_checks ORDER BY id LIMIT {int(limit)}")
-        ids = list(dict.fromkeys(int(r["complaint_id"]) for r in rows))
-        return DueChecks(ids, max((int(r["id"]) for r in rows), default=0))
-
-    def alert_checks_done(self, due: DueChecks) -> None:
-        """Clear the marks ``due`` read (a complaint marked again since, by a correction, stays due)."""
-        with self._write() as tx:
-            tx.run("DELETE FROM alert_checks WHERE id <= ?", (due.through,))
-
-    def record_alert(self, draft: "AlertDraft", window: timedelta) -> "AlertOutcome":
-        """Raise the alert ``draft`` describes, or extend the open alert of its rule and place that it overlaps
-        (within ``window``), in one transaction; concurrent saves of one place take turns."""
-        from .alert_store import record_alert
-
-        with self._write() as tx:
-            return record_alert(tx, draft, window, self.clock())
-
-    def list_alerts(
-        self, status: str | None = None, limit: int | None = 100, offset: int = 0, scope: Scope = None
-    ) -> Page:
-        """Alerts (of ``scope``'s districts), open ones first, then the most recent."""
-        from .alert_store import list_alerts
-
-        with self._read() as tx:
-            if scope is None:
-                return list_alerts(tx, status, limit, offset)
-            every = [a for a in list_alerts(tx, status, None, 0).items if in_scope(a["district"], scope)]
-        return Page(len(every), every[offset:] if limit is None else every[offset : offset + limit])
-
-    def get_alert(self, alert_id: int, scope: Scope = None) -> dict[str, Any] | None:
-        from .alert_store import get_alert
-
-        if not storable_id(alert_id):
-            return None
-        with self._read() as tx:
-            alert = get_alert(tx, alert_id)
-        return alert if alert is not None and in_scope(alert["district"], scope) else None
-
-    def acknowledge_alert(self, alert_id: int, by: str | None = None, scope: Scope = None) -> dict[str, Any] | None:
-        """Mark an alert acknowledged (again: unchanged); None when there is no such alert (in ``scope``)."""
-        from .alert_store import acknowledge_alert, get_alert
-
-        if not storable_id(alert_id):
-            return None
-        with self._write() as tx:
-            alert = get_alert(tx, alert_id)
-            if alert is None or not in_scope(alert["district"], scope):
-                return None
-            return acknowledge_alert(tx, alert_id, by, self.clock())
-
 
 # --- shared by the SQL backends --------------------------------------------------------------------
 
@@ -439,11 +387,6 @@ DAILY_COUNTS = (
     "GROUP BY day, label ORDER BY day, label"
 )
 HISTORY_FIELDS = ("status", "labels", "assignee", "notes", "district", "block")
-
-
-def storable_id(complaint_id: int) -> bool:
-    """Whether ``complaint_id`` fits a 64-bit integer column (any other id belongs to no complaint)."""
-    return -(2**63) <= complaint_id < 2**63
 
 
 def check_status(status: str) -> None:
@@ -617,10 +560,6 @@ def where_clause(
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def page_clause(limit: int | None, offset: int) -> str:
-    return "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
-
-
 def offset_page_sql(order: str, where: str, limit: int | None, offset: int) -> str:
     """The query of a page of complaints matching ``where`` in ``order`` that skips ``offset`` of them.
 
@@ -635,14 +574,5 @@ def offset_page_sql(order: str, where: str, limit: int | None, offset: int) -> s
     )
 
 
-@dataclass
-class DueChecks:
-    """Complaints whose alert check is due (``complaint_ids``), as read up to the mark ``through``."""
-
-    complaint_ids: list[int]
-    through: int
-
-
 if TYPE_CHECKING:
-    from .alert_store import AlertDraft, AlertOutcome
     from .saved_requests import SavedAnswer

@@ -125,6 +125,16 @@ class CursorError(ValueError):
     """A page cursor that this log did not give out for this order; the message says what to do."""
 
 
+def storable_id(record_id: int) -> bool:
+    """Whether ``record_id`` fits a 64-bit integer column (any other id belongs to no complaint or alert)."""
+    return -(2**63) <= record_id < 2**63
+
+
+def page_clause(limit: int | None, offset: int) -> str:
+    """`` LIMIT n OFFSET m`` of a page (nothing for every row)."""
+    return "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
+
+
 # --- time ------------------------------------------------------------------------------------------
 
 

@@ -116,8 +116,8 @@ def login(body: Login, request: Request) -> JSONResponse:
     user = log.user(body.name) if body.name.strip() else None
     places = user["districts"] if user else None
     try:
-        with config.gate.turn():  # a cap on password checks at once (each holds 64 MiB and a core)
-            right = verify_password(user["password_hash"] if user else None, body.password)
+        stored = user["password_hash"] if user else None
+        right = config.gate.run(lambda: verify_password(stored, body.password))  # a cap on checks at once
     except ChecksBusy:
         config.limiter.given_back(attempt)
         raise ApiError(503, "too many logins at once: try again in a second", headers={"Retry-After": "1"}) from None

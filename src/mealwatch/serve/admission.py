@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from typing import Any
 
@@ -34,6 +35,7 @@ from .auth import PUBLIC, RULES, SIGNED_IN, accounts_on, resolve
 from .errors import ApiError, unavailable
 from .schemas import MAX_CSV_BYTES
 
+logger = logging.getLogger("mealwatch.serve")
 KIB, MIB = 1024, 1024 * 1024
 #: (method, route) -> the largest body it takes, in bytes: a request at its every limit fits, with room for escapes
 BODY_LIMITS: dict[tuple[str, str], int] = {
@@ -109,15 +111,13 @@ class Admission:
             return
         try:
             problem = await run_in_threadpool(check_principal, Request(scope), method, path)
-        except Exception as e:  # the log cannot be read: a 503 naming why, or the usual 500
-            status, message, headers = unavailable(e) or (
-                500,
-                "internal error: the server could not check who sent the request (the details are in its log)",
-                {},
-            )
-            await refuse(send, status, message, headers)
-            if status == 500:
-                raise
+        except Exception as e:  # the log cannot be read: a 503 naming why; anything else, the usual 500
+            answer = unavailable(e)
+            if answer is None:
+                logger.error("checking who sent %s %s failed", method, scope["path"], exc_info=e)
+                answer = (500, "internal error: the server could not check who sent the request (the details are "
+                          "in its log)", {})  # fmt: skip
+            await refuse(send, *answer)
             return
         if problem is not None:
             await refuse(send, problem.status, problem.message, problem.headers)
