@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from ..labels import urgency_rank
 from ..records import block_group, fold, school_group
 from .account_store import AccountStore, AuditEntry, write_audit
+from .incident_store import IncidentStore, refresh_incident_of
+from .vector_store import VectorStore
 from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-exported
     ComplaintChange,
     CursorError,
@@ -49,11 +51,12 @@ from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-
 )
 
 
-class ComplaintLog(AccountStore, ABC):
+class ComplaintLog(AccountStore, VectorStore, IncidentStore, ABC):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
     A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
-    other method is written once, here, on top of ``Tx`` (accounts: ``account_store.AccountStore``). A method
+    other method is written once, here, on top of ``Tx`` (accounts: ``account_store.AccountStore``; sentence
+    vectors: ``vector_store.VectorStore``; incidents: ``incident_store.IncidentStore``). A method
     taking a ``scope`` treats a complaint or alert outside it as missing.
     """
 
@@ -203,6 +206,7 @@ class ComplaintLog(AccountStore, ABC):
                         [(complaint_id, label) for label in labels])  # fmt: skip
                 changes.append(("labels", before, labels))
                 tx.run("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", (complaint_id, now))
+                refresh_incident_of(tx, complaint_id, now)  # its incident's worst urgency and lead
             for name in ("assignee", "notes"):
                 value = getattr(change, name)
                 if value is not None and (value or None) != old[name]:
@@ -407,7 +411,7 @@ class ComplaintLog(AccountStore, ABC):
 COLUMNS = (
     "id, text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
     " urgency, model_version, created_at, status, status_changed_at, needs_review, review, corrected_labels,"
-    " corrected_by, corrected_at, assignee, notes, certainty"
+    " corrected_by, corrected_at, assignee, notes, certainty, incident_id"
 )
 #: the columns a new complaint is written with (``insert_row`` gives its values in this order)
 INSERT_COLUMNS = (
@@ -481,6 +485,7 @@ def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
     d["review_reasons"] = json.loads(d.pop("review"))
     d["corrected_labels"] = json.loads(d["corrected_labels"]) if d["corrected_labels"] is not None else None
     d["certainty"] = float(d["certainty"]) if d["certainty"] is not None else None
+    d["incident_id"] = int(d["incident_id"]) if d["incident_id"] is not None else None
     return d
 
 
@@ -550,6 +555,9 @@ def where_clause(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
         clauses.append(f"district_key IN ({', '.join([mark] * len(filters.districts))})" if filters.districts
                        else "1 = 0")  # fmt: skip
         params.extend(filters.districts)
+    if filters.one_per_incident:  # an incident's lead complaint stands for the others
+        clauses.append("(incident_id IS NULL OR EXISTS (SELECT 1 FROM incidents i WHERE i.id = complaints.incident_id"
+                       " AND i.lead_id = complaints.id))")  # fmt: skip
     if filters.needs_review is not None:
         clauses.append(f"needs_review = {mark}")
         params.append(bool(filters.needs_review))

@@ -97,6 +97,7 @@ class Filters:
     corrected: bool | None = None  # only complaints whose labels an officer set (True) or did not (False)
     assignee: str | None = None  # exact, any case
     districts: Scope = None  # an account's districts (``scope``): only complaints of these
+    one_per_incident: bool = False  # of each incident (log/incident_store.py) only its lead complaint
 
 
 @dataclass
