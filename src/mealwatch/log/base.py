@@ -411,7 +411,7 @@ class ComplaintLog(AccountStore, VectorStore, IncidentStore, ABC):
 COLUMNS = (
     "id, text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
     " urgency, model_version, created_at, status, status_changed_at, needs_review, review, corrected_labels,"
-    " corrected_by, corrected_at, assignee, notes, certainty, incident_id"
+    " corrected_by, corrected_at, assignee, notes, certainty, incident_id, signals"
 )
 #: the columns a new complaint is written with (``insert_row`` gives its values in this order)
 INSERT_COLUMNS = (
@@ -486,6 +486,7 @@ def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
     d["corrected_labels"] = json.loads(d["corrected_labels"]) if d["corrected_labels"] is not None else None
     d["certainty"] = float(d["certainty"]) if d["certainty"] is not None else None
     d["incident_id"] = int(d["incident_id"]) if d["incident_id"] is not None else None
+    d["signals"] = json.loads(d["signals"]) if d["signals"] is not None else []
     return d
 
 

@@ -138,13 +138,13 @@ class IncidentStore:
         """Move every complaint of ``incident_ids`` into the first of them (the others are removed); the merged
         incident. IncidentError when one is missing (in ``scope``) or fewer than two are named."""
         ids = list(dict.fromkeys(int(i) for i in incident_ids))
-        if len(ids) < 2:
-            raise IncidentError("name at least two incidents to merge")
         now = self.clock()
         with self._write() as tx:
             for i in ids:
                 if scoped(tx, i, scope) is None:
                     raise IncidentError(f"no incident with id {i}")
+            if len(ids) < 2:
+                raise IncidentError("name at least two different incidents to merge")
             target = ids[0]
             for i in ids[1:]:
                 tx.run("UPDATE complaints SET incident_id = ? WHERE incident_id = ?", (target, i))

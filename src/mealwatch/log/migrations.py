@@ -27,7 +27,8 @@
      scale and the vectors' version; ``seq``, taken from ``vector_writes`` by each write in turn, orders the
      writes so that every server's index catches up with what the others wrote); ``incidents`` (the complaints of
      one event at one place: status, first and last time, size, worst urgency, lead complaint) and each
-     complaint's ``incident_id``
+     complaint's ``incident_id``; ``signals`` (what a complaint's vector reads as, such as a death or a hospital
+     admission in any language: ``search.signals``), which alert rules may count
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
@@ -141,6 +142,7 @@ STEP_SEARCH = """
     CREATE INDEX incidents_queue ON incidents (status, worst_rank, last_at DESC, id DESC);
     ALTER TABLE complaints ADD COLUMN incident_id {INT} REFERENCES incidents (id);
     CREATE INDEX complaints_incident ON complaints (incident_id);
+    ALTER TABLE complaints ADD COLUMN signals TEXT;  -- JSON list: what the complaint's vector reads as (search)
     """
 
 SQLITE_STEPS: dict[int, str] = {

@@ -9,8 +9,9 @@ commit in the order of their numbers, and a reader that has seen number ``n`` ha
 
 from __future__ import annotations
 
+import json
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
@@ -38,6 +39,8 @@ class ToEmbed:
 
 class VectorStore:
     """Vectors of complaints, each call one transaction (mixed into ``ComplaintLog``)."""
+
+    clock: Callable[[], str]
 
     @abstractmethod
     def _read(self) -> AbstractContextManager[Tx]: ...
@@ -68,13 +71,27 @@ class VectorStore:
             )
         return [ToEmbed(int(r["id"]), r["text"]) for r in rows]
 
-    def store_vectors(self, model: str, rows: Sequence[tuple[int, bytes, float]]) -> int:
+    def store_vectors(
+        self, model: str, rows: Sequence[tuple[int, bytes, float]], signals: dict[int, list[str]] | None = None
+    ) -> int:
         """Store (complaint id, int8 components, scale) of version ``model``, replacing what each complaint had, in
-        one transaction; the number of the last write (0 when ``rows`` is empty). Ids of no complaint are skipped."""
+        one transaction; the number of the last write (0 when ``rows`` is empty). Ids of no complaint are skipped.
+        ``signals``: complaint id -> what its vector reads as (``search.signals``), stored on the complaint; one
+        whose signals change has its alert check marked due (a rule may count them)."""
         if not rows:
             return 0
         with self._write() as tx:
-            return store_vectors(tx, model, rows)
+            last = store_vectors(tx, model, rows)
+            now = self.clock()
+            for complaint_id, names in (signals or {}).items():
+                row = tx.one("SELECT signals FROM complaints WHERE id = ?", (complaint_id,))
+                text = json.dumps(sorted(names))
+                if row is None or row["signals"] == text:
+                    continue
+                tx.run("UPDATE complaints SET signals = ? WHERE id = ?", (text, complaint_id))
+                if names:
+                    tx.run("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", (complaint_id, now))
+            return last
 
     def vectors_since(self, model: str, after_seq: int, limit: int = 10_000) -> list[StoredVector]:
         """Vectors of version ``model`` written after write number ``after_seq``, in the order written."""
