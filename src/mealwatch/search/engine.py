@@ -75,7 +75,7 @@ class Search:
         index: VectorIndex | None = None,
     ) -> None:
         self.store, self.vectors, self.rule = store, vectors, rule
-        self.signals = signals if signals is not None else SignalReader(vectors)
+        self.signals = signals if signals is not None else SignalReader.for_vectors(vectors)
         self.index = index or VectorIndex(vectors.dimension, vectors.version)
         self.progress = Progress()
         self._work = threading.Lock()  # one embedding pass at a time
@@ -118,10 +118,10 @@ class Search:
             vectors = self.vectors.passages([t.text for t in due])
             q = quantize(vectors)
             ids = [t.complaint_id for t in due]
-            found = self.signals.read(vectors)
+            found = self.signals.read(vectors) if self.signals is not None else None
             self.store.store_vectors(self.version, [(i, q.values[n].tobytes(), float(q.scales[n]))
                                                     for n, i in enumerate(ids)],
-                                     {i: found[n] for n, i in enumerate(ids)})  # fmt: skip
+                                     {i: found[n] for n, i in enumerate(ids)} if found else None)  # fmt: skip
             self.progress.embedded += len(ids)
             self.progress.placed += len(self.place(ids))
             return len(ids)

@@ -59,6 +59,9 @@ DEATH_OR_HOSPITAL = Signal(
     threshold=0.88,
 )
 SIGNALS: tuple[Signal, ...] = (DEATH_OR_HOSPITAL,)
+#: the vectors (``SentenceVectors.family``) the thresholds of ``SIGNALS`` were chosen for: with others, no signal
+#: is read (a cosine threshold means nothing for another encoder)
+TUNED_FOR = "e5-prefixed"
 
 
 class SignalReader:
@@ -67,6 +70,11 @@ class SignalReader:
     def __init__(self, vectors: SentenceVectors, signals: Sequence[Signal] = SIGNALS) -> None:
         self.signals = tuple(signals)
         self._prototypes = [vectors.passages(list(s.prototypes)) for s in self.signals]  # each (P, H)
+
+    @classmethod
+    def for_vectors(cls, vectors: SentenceVectors) -> "SignalReader | None":
+        """The reader of ``SIGNALS`` for ``vectors``, or None when their thresholds were not chosen for them."""
+        return cls(vectors) if vectors.family == TUNED_FOR else None
 
     def scores(self, vectors: np.ndarray) -> np.ndarray:
         """(N, S): each vector's cosine with each signal's closest prototype."""

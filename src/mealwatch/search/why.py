@@ -23,7 +23,7 @@ def words(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for written in _WORD.findall(normalize(text)):
         key = fold_spelling(romanise_text(written.lower()))
-        if len(key) >= 3 and key not in COMMON:
+        if len(key) >= 3 and key not in COMMON and written.lower() not in COMMON:
             out.setdefault(key, written)
     return out
 
