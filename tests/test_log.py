@@ -229,7 +229,8 @@ def test_rows_have_the_same_shape_on_every_backend(log_backend):
     assert list(row) == ["id", "text", "school", "udise", "district", "block", "incident_at", "channel",
                          "reporter_phone", "extra", "labels", "probabilities", "urgency", "model_version", "created_at",
                          "status", "status_changed_at", "needs_review", "corrected_labels", "corrected_by",
-                         "corrected_at", "assignee", "notes", "certainty", "review_reasons", "history"]  # fmt: skip
+                         "corrected_at", "assignee", "notes", "certainty", "incident_id", "signals", "review_reasons",
+                             "history"]  # fmt: skip
     assert (row["id"], row["text"], row["school"]) == (i, saved.text, None)
     assert (row["labels"], row["urgency"]) == (saved.labels, "high")
     assert list(row["probabilities"].items()) == list(saved.probabilities.items())  # same order, same floats

@@ -26,12 +26,12 @@ def test_vectors_round_trip_and_are_numbered_in_write_order(log_backend):
     assert [t.complaint_id for t in log.complaints_to_embed("v1", above=0)] == [a, b, c]
     assert [t.text for t in log.complaints_to_embed("v1", at_or_below=b)] == ["two", "one"]
     va, vb = bytes(np.arange(-3, 3, dtype=np.int8)), bytes(np.full(6, 127, dtype=np.int8))
-    assert log.store_vectors("v1", [(a, va, 0.5), (b, vb, 0.25), (10**9, va, 1.0)]) == 2  # unknown id skipped
+    assert log.store_vectors("v1", [(a, va, 0.5, 3), (b, vb, 0.25, 2**43), (10**9, va, 1.0, 0)]) == 2  # unknown skipped
     assert [t.complaint_id for t in log.complaints_to_embed("v1", above=0)] == [c]
     got = log.vectors_since("v1", 0)
-    assert [(v.complaint_id, v.values, v.scale, v.seq, v.district_key) for v in got] == [
-        (a, va, 0.5, 1, "gaya"), (b, vb, 0.25, 2, "patna")]  # fmt: skip
-    assert log.store_vectors("v1", [(a, vb, 1.0)]) == 3  # a re-embed takes a new number
+    assert [(v.complaint_id, v.values, v.scale, v.concepts, v.seq, v.district_key) for v in got] == [
+        (a, va, 0.5, 3, 1, "gaya"), (b, vb, 0.25, 2**43, 2, "patna")]  # fmt: skip
+    assert log.store_vectors("v1", [(a, vb, 1.0, 0)]) == 3  # a re-embed takes a new number
     assert [(v.complaint_id, v.values) for v in log.vectors_since("v1", 2)] == [(a, vb)]
     assert log.vectors_of("v1", [a, c]) == {a: (vb, 1.0)}
     # another model's vectors are missing for that model

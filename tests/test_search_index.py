@@ -53,6 +53,7 @@ def test_approximate_index_agrees_with_exact_and_keeps_scope():
     index.add(list(range(n)), q.values, q.scales, districts)
     assert index.needs_training()
     index.train()
+    assert not index.needs_training()
     more = quantize(unit(rng.normal(size=(10, dim)).astype(np.float32)))
     index.add(list(range(n, n + 10)), more.values, more.scales, ["d0"] * 10)  # added after training
     exact = VectorIndex(dim, "v")
@@ -66,3 +67,22 @@ def test_approximate_index_agrees_with_exact_and_keeps_scope():
         recalls.append(len(want & {h.complaint_id for h in got}) / 10)
     assert np.mean(recalls) >= 0.9
     assert {h.complaint_id for h in index.search(more.values[0] * more.scales[0], 1)} == {n}
+
+
+def test_concepts_in_any_script_and_the_boost():
+    from mealwatch.search.concepts import concepts_of, mask_of, names_of
+    from mealwatch.search.index import Boost
+
+    assert concepts_of("lizard in food") == {"lizard"}
+    assert concepts_of("சாம்பார்ல பல்லி விழுந்து கிடந்துச்சு") == {"lizard"}  # agglutinated: பல்லியை too
+    assert concepts_of("खाने में छिपकली, बच्चों को उल्टी") == {"lizard", "vomiting"}
+    assert "hair" not in concepts_of("बालक बीमार")  # बाल$ is hair only as a whole word, not a boy (बालक)
+    assert names_of(mask_of({"vomiting", "lizard"})) == ["lizard", "vomiting"]
+    index = VectorIndex(2, "v")
+    q = quantize(unit(np.array([[1, 0], [0.95, 0.312]], np.float32)))
+    index.add([1, 2], q.values, q.scales, ["gaya", "gaya"], [0, mask_of({"lizard"})])
+    plain = index.search(np.array([1.0, 0.0]), 2)
+    assert [h.complaint_id for h in plain] == [1, 2]
+    boosted = index.search(np.array([1.0, 0.0]), 2, boost=Boost(mask_of({"lizard", "vomiting"}), 0.2))
+    assert [h.complaint_id for h in boosted] == [2, 1]  # half the query's concepts: +0.1 lifts it over
+    assert boosted[0].score == pytest.approx(0.95 + 0.1, abs=0.01)

@@ -11,7 +11,7 @@ from test_serve_api import local_client, model_dir, predictor  # noqa: F401 - th
 
 from mealwatch.alerts import AlertEngine, Rule
 from mealwatch.log import open_log
-from mealwatch.search.engine import Search
+from mealwatch.search.engine import CONCEPT_WEIGHT, Search
 from mealwatch.search.grouping import GroupingRule
 from mealwatch.search.signals import Signal, SignalReader
 from mealwatch.search.vectors import SentenceVectors
@@ -41,7 +41,10 @@ def test_search_finds_by_meaning_with_score_and_why(app):
         body = client.get("/api/search", params={"q": EGGS, "k": 2}).json()
         assert [r["complaint"]["id"] for r in body["results"]][0] == ids[1]
         first = body["results"][0]
-        assert first["score"] == pytest.approx(1.0, abs=0.02) and first["score"] >= body["results"][1]["score"]
+        # the cosine (1: its own text) plus the whole concept weight: it is about every concept of the query
+        assert first["shared_concepts"] == ["eggs", "menu"]
+        assert first["score"] == pytest.approx(1.0 + CONCEPT_WEIGHT, abs=0.02)
+        assert first["score"] >= body["results"][1]["score"]
         assert first["shared_words"] == ["eggs", "served", "friday", "menu", "says"]
         assert body["indexed"] == 3 and body["complete"] and body["vectors"].startswith("finetuned-")
         similar = client.get(f"/api/complaints/{ids[0]}/similar").json()["results"]

@@ -102,14 +102,16 @@ def show(results, as_json: bool) -> None:
             print(json.dumps({"id": c["id"], "score": round(r.score, 4), "district": c["district"],
                               "school": c["school"], "labels": c["corrected_labels"] or c["labels"],
                               "incident_id": c["incident_id"], "shared_words": r.shared_words,
-                              "shared_labels": r.shared_labels, "text": c["text"]}, ensure_ascii=False))  # fmt: skip
+                              "shared_labels": r.shared_labels, "shared_concepts": r.shared_concepts,
+                              "text": c["text"]}, ensure_ascii=False))  # fmt: skip
         return
     if not results:
         print("no complaint found")
         return
     for r in results:
         c = r.complaint
-        why = ", ".join(r.shared_words + [f"label {label}" for label in r.shared_labels]) or "meaning alone"
+        why = ", ".join([f"about {c}" for c in r.shared_concepts] + r.shared_words
+                        + [f"label {label}" for label in r.shared_labels]) or "meaning alone"
         text = " ".join(c["text"].split())
         print(f"{r.score:6.3f}  #{c['id']}  {c['district'] or '-'} / {c['school'] or '-'}  "
               f"[{', '.join(c['corrected_labels'] or c['labels'])}]  why: {why}")  # fmt: skip

@@ -119,6 +119,7 @@ STEP_SEARCH = """
         model TEXT{C} NOT NULL,           -- the vectors' version (search.vectors.SentenceVectors.version)
         vector {BYTES} NOT NULL,          -- int8 components
         scale {REAL} NOT NULL,            -- vector = components * scale
+        concepts {INT} NOT NULL,          -- what the text is about, as bits (search.concepts)
         seq {INT} NOT NULL                -- order of writing (vector_writes)
     );
     CREATE INDEX complaint_vectors_seq ON complaint_vectors (seq);

@@ -25,6 +25,7 @@ class StoredVector:
     complaint_id: int
     values: bytes  # int8 components
     scale: float
+    concepts: int  # what the text is about (``search.concepts`` bits)
     seq: int
     district_key: str | None
 
@@ -72,9 +73,9 @@ class VectorStore:
         return [ToEmbed(int(r["id"]), r["text"]) for r in rows]
 
     def store_vectors(
-        self, model: str, rows: Sequence[tuple[int, bytes, float]], signals: dict[int, list[str]] | None = None
+        self, model: str, rows: Sequence[tuple[int, bytes, float, int]], signals: dict[int, list[str]] | None = None
     ) -> int:
-        """Store (complaint id, int8 components, scale) of version ``model``, replacing what each complaint had, in
+        """Store (complaint id, int8 components, scale, concept bits) of version ``model``, replacing what each complaint had, in
         one transaction; the number of the last write (0 when ``rows`` is empty). Ids of no complaint are skipped.
         ``signals``: complaint id -> what its vector reads as (``search.signals``), stored on the complaint; one
         whose signals change has its alert check marked due (a rule may count them)."""
@@ -97,14 +98,14 @@ class VectorStore:
         """Vectors of version ``model`` written after write number ``after_seq``, in the order written."""
         with self._read() as tx:
             rows = tx.all(
-                "SELECT v.complaint_id, v.vector, v.scale, v.seq, c.district_key FROM complaint_vectors v"
+                "SELECT v.complaint_id, v.vector, v.scale, v.concepts, v.seq, c.district_key FROM complaint_vectors v"
                 " JOIN complaints c ON c.id = v.complaint_id WHERE v.seq > ? AND v.model = ? ORDER BY v.seq"
                 f" LIMIT {int(limit)}",
                 (after_seq, model),
             )
         return [
-            StoredVector(int(r["complaint_id"]), bytes(r["vector"]), float(r["scale"]), int(r["seq"]),
-                         r["district_key"])
+            StoredVector(int(r["complaint_id"]), bytes(r["vector"]), float(r["scale"]), int(r["concepts"]),
+                         int(r["seq"]), r["district_key"])
             for r in rows
         ]  # fmt: skip
 
@@ -119,25 +120,25 @@ class VectorStore:
             return int(tx.one("SELECT count(*) AS n FROM complaint_vectors WHERE model = ?", (model,))["n"])
 
 
-def store_vectors(tx: Tx, model: str, rows: Sequence[tuple[int, bytes, float]]) -> int:
+def store_vectors(tx: Tx, model: str, rows: Sequence[tuple[int, bytes, float, int]]) -> int:
     """``VectorStore.store_vectors`` within ``tx``."""
-    wanted = sorted({int(i) for i, _, _ in rows})
+    wanted = sorted({int(row[0]) for row in rows})
     found = set()
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         found |= {int(r["id"]) for r in tx.all(f"SELECT id FROM complaints WHERE id IN ({', '.join('?' * len(chunk))})",
                                                chunk)}  # fmt: skip
-    kept = [(int(i), bytes(v), float(s)) for i, v, s in rows if int(i) in found]
+    kept = [(int(i), bytes(v), float(s), int(c)) for i, v, s, c in rows if int(i) in found]
     if not kept:
         return 0
     # the counter's row stays locked until this transaction commits: writes commit in the order of their numbers
     last = int(tx.one("UPDATE vector_writes SET n = n + ? RETURNING n", (len(kept),))["n"])
     first = last - len(kept) + 1
     tx.many(
-        "INSERT INTO complaint_vectors (complaint_id, model, vector, scale, seq) VALUES (?, ?, ?, ?, ?)"
+        "INSERT INTO complaint_vectors (complaint_id, model, vector, scale, concepts, seq) VALUES (?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (complaint_id) DO UPDATE SET model = excluded.model, vector = excluded.vector,"
-        " scale = excluded.scale, seq = excluded.seq",
-        [(i, model, v, s, first + n) for n, (i, v, s) in enumerate(kept)],
+        " scale = excluded.scale, concepts = excluded.concepts, seq = excluded.seq",
+        [(i, model, v, s, c, first + n) for n, (i, v, s, c) in enumerate(kept)],
     )
     return last
 

@@ -26,8 +26,9 @@ import numpy as np
 
 from ..log import ComplaintLog, from_stored_time, in_scope
 from ..log.incident_store import OpenIncident, Placing
+from .concepts import LEXICON_VERSION, concepts_of, mask_of, names_of
 from .grouping import DEFAULT_RULE, Candidate, GroupingRule, best_incident
-from .index import VectorIndex
+from .index import Boost, VectorIndex
 from .signals import SignalReader
 from .vectors import Quantized, SentenceVectors, dequantize, quantize
 from .why import shared_labels, shared_words
@@ -39,6 +40,9 @@ BATCH = 32
 LOOKBACK_IDS = 1000
 #: the most results a search returns
 MAX_RESULTS = 50
+#: added to a result's cosine for the share of the query's concepts it has (chosen on data/search's validation
+#: queries by benchmarks/search.py)
+CONCEPT_WEIGHT = 0.2
 
 
 @dataclass
@@ -50,6 +54,7 @@ class Result:
     score: float
     shared_words: list[str] = field(default_factory=list)
     shared_labels: list[str] = field(default_factory=list)
+    shared_concepts: list[str] = field(default_factory=list)  # what both are about (search.concepts), any script
 
 
 @dataclass
@@ -73,18 +78,17 @@ class Search:
         rule: GroupingRule = DEFAULT_RULE,
         signals: SignalReader | None = None,
         index: VectorIndex | None = None,
+        concept_weight: float = CONCEPT_WEIGHT,
     ) -> None:
-        self.store, self.vectors, self.rule = store, vectors, rule
+        self.store, self.vectors, self.rule, self.concept_weight = store, vectors, rule, concept_weight
         self.signals = signals if signals is not None else SignalReader.for_vectors(vectors)
-        self.index = index or VectorIndex(vectors.dimension, vectors.version)
+        #: what the log tags stored rows with: the vectors' version and the concept lexicon's
+        self.version = f"{vectors.version}+concepts{LEXICON_VERSION}"
+        self.index = index or VectorIndex(vectors.dimension, self.version)
         self.progress = Progress()
         self._work = threading.Lock()  # one embedding pass at a time
         self._newest: int | None = None  # the highest id looked at for new saves
         self._below: int | None = None  # the back-fill goes on at ids at or below this
-
-    @property
-    def version(self) -> str:
-        return self.vectors.version
 
     # --- keeping in step ---------------------------------------------------------------------------
 
@@ -94,7 +98,7 @@ class Search:
         if rows:
             values = np.frombuffer(b"".join(r.values for r in rows), np.int8).reshape(len(rows), -1)
             self.index.add([r.complaint_id for r in rows], values, np.array([r.scale for r in rows], np.float32),
-                           [r.district_key for r in rows])  # fmt: skip
+                           [r.district_key for r in rows], [r.concepts for r in rows])  # fmt: skip
             self.index.seq = rows[-1].seq
         return len(rows)
 
@@ -119,7 +123,8 @@ class Search:
             q = quantize(vectors)
             ids = [t.complaint_id for t in due]
             found = self.signals.read(vectors) if self.signals is not None else None
-            self.store.store_vectors(self.version, [(i, q.values[n].tobytes(), float(q.scales[n]))
+            masks = [mask_of(concepts_of(t.text)) for t in due]
+            self.store.store_vectors(self.version, [(i, q.values[n].tobytes(), float(q.scales[n]), masks[n])
                                                     for n, i in enumerate(ids)],
                                      {i: found[n] for n, i in enumerate(ids)} if found else None)  # fmt: skip
             self.progress.embedded += len(ids)
@@ -148,21 +153,27 @@ class Search:
     def query(self, text: str, k: int = 10, scope: tuple[str, ...] | None = None) -> list[Result]:
         """The ``k`` complaints (of ``scope``'s districts) closest in meaning to ``text``, in any language."""
         vector = self.vectors.queries([text])[0]
-        return [Result(c, s, shared_words(text, c["text"])) for c, s in self._found(vector, k, scope, None)]
+        mask = mask_of(concepts_of(text))
+        boost = Boost(mask, self.concept_weight) if mask and self.concept_weight else None
+        return [Result(c, s, shared_words(text, c["text"]), [], names_of(mask & mask_of(concepts_of(c["text"]))))
+                for c, s in self._found(vector, k, scope, None, boost)]  # fmt: skip
 
     def similar(self, complaint: dict[str, Any], k: int = 10, scope: tuple[str, ...] | None = None) -> list[Result]:
         """The ``k`` complaints (of ``scope``'s districts) closest in meaning to a saved ``complaint``."""
         stored = self.store.vectors_of(self.version, [complaint["id"]]).get(complaint["id"])
         vector = unpack([stored])[0] if stored else self.vectors.passages([complaint["text"]])[0]
         labels = complaint["corrected_labels"] or complaint["labels"]
+        mask = mask_of(concepts_of(complaint["text"]))
         return [
             Result(c, s, shared_words(complaint["text"], c["text"]),
-                   shared_labels(labels, c["corrected_labels"] or c["labels"]))
-            for c, s in self._found(vector, k, scope, complaint["id"])
+                   shared_labels(labels, c["corrected_labels"] or c["labels"]),
+                   names_of(mask & mask_of(concepts_of(c["text"]))))
+            for c, s in self._found(vector, k, scope, complaint["id"], None)
         ]  # fmt: skip
 
-    def _found(self, vector: np.ndarray, k: int, scope, exclude: int | None) -> list[tuple[dict[str, Any], float]]:
-        hits = self.index.search(vector, min(k, MAX_RESULTS), scope, exclude=exclude)
+    def _found(self, vector: np.ndarray, k: int, scope, exclude: int | None,
+               boost: Boost | None) -> list[tuple[dict[str, Any], float]]:  # fmt: skip
+        hits = self.index.search(vector, min(k, MAX_RESULTS), scope, exclude=exclude, boost=boost)
         rows = {c["id"]: c for c in self.store.get_many([h.complaint_id for h in hits])}
         # the log's district, not the index's, decides: a complaint moved to another district since is left out
         return [(rows[h.complaint_id], h.score) for h in hits
