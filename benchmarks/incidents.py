@@ -24,7 +24,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from vector_sources import load_vectors  # noqa: E402
 
-from mealwatch.search.grouping import GroupingRule, pair_scores, replay  # noqa: E402
+from mealwatch.search.grouping import DEFAULT_RULE, GroupingRule, pair_scores, replay  # noqa: E402
+from mealwatch.search.vectors import dequantize, quantize  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 THRESHOLDS = [round(t, 2) for t in np.arange(0.70, 0.96, 0.01)]
@@ -56,12 +57,14 @@ def main() -> int:
     ap.add_argument("--vectors", default="e5")
     ap.add_argument("--data", type=Path, default=ROOT / "data" / "incidents")
     ap.add_argument("--test", action="store_true", help="read test.csv once with the rule validation chose")
+    ap.add_argument("--rule", choices=("best", "service"), default="service",
+                    help="for --test: the service's DEFAULT_RULE (default) or the best of the grid")
     ap.add_argument("--top", type=int, default=8)
     args = ap.parse_args()
     validation = read_replay(args.data / "validation.csv")
     source = load_vectors(args.vectors)
     t0 = time.perf_counter()
-    vectors = source.passages([r["text"] for r in validation])
+    vectors = dequantize(quantize(source.passages([r["text"] for r in validation])))  # as stored in the log
     print(f"vectors: {source.version} ({len(validation)} complaints, {time.perf_counter() - t0:.1f} s)")
     events = len({r["event"] for r in validation})
     results = []
@@ -77,10 +80,12 @@ def main() -> int:
     for f1, _, rule, s, n, spanning in results[: args.top]:
         print(f"{rule.linkage:>8} {rule.window_hours:>8.0f} {rule.threshold:>9.2f} {s.precision:>6.3f} "
               f"{s.recall:>6.3f} {f1:>6.3f} {n:>9} {spanning:>8}")  # fmt: skip
-    chosen = results[0][2]
+    chosen = results[0][2] if args.rule == "best" else DEFAULT_RULE
+    default = next(r for r in results if r[2] == DEFAULT_RULE)
+    print(f"the service's rule ({DEFAULT_RULE}): validation F1 {default[0]:.3f}")
     if args.test:
         test = read_replay(args.data / "test.csv")
-        scores, n, spanning = evaluate(chosen, test, source.passages([r["text"] for r in test]))
+        scores, n, spanning = evaluate(chosen, test, dequantize(quantize(source.passages([r["text"] for r in test]))))
         print(f"test ({len(test)} complaints, {len({r['event'] for r in test})} events) with {chosen}:")
         print(f"  pairwise precision {scores.precision:.3f}  recall {scores.recall:.3f}  F1 {scores.f1:.3f}  "
               f"({scores.true_pairs} true pairs, {scores.found_pairs} found; {n} incidents, {spanning} span two "

@@ -136,7 +136,7 @@ def test_back_fill_and_re_embed(predictor, tmp_path):  # noqa: F811
         search = Search(store, vectors)
         while search.embed_due(batch=2):
             pass
-        assert store.vector_count(vectors.version) == 5 and search.progress.backfill_done
+        assert store.vector_count(search.version) == 5 and search.progress.backfill_done
         assert store.unplaced(ids) == []
         assert search.catch_up() == 5 and len(search.index) == 5
         # another version of the vectors: every complaint is embedded again, and a fresh index reads them
@@ -144,7 +144,7 @@ def test_back_fill_and_re_embed(predictor, tmp_path):  # noqa: F811
         again = Search(store, other)
         while again.embed_due(batch=3):
             pass
-        assert store.vector_count(other.version) == 5 and store.vector_count(vectors.version) == 0
+        assert store.vector_count(again.version) == 5 and store.vector_count(search.version) == 0
         assert again.catch_up() == 5
         assert [r.complaint["id"] for r in again.query(f"{EGGS} 3", k=1)] == [ids[3]]
     finally:

@@ -31,7 +31,7 @@ LINKAGES = ("max", "centroid")
 class GroupingRule:
     """When a complaint joins an incident (see the module docstring)."""
 
-    threshold: float = 0.86
+    threshold: float = 0.80
     window_hours: float = 48.0
     group_by: str = "school"
     linkage: str = "max"
