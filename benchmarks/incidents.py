@@ -57,8 +57,12 @@ def main() -> int:
     ap.add_argument("--vectors", default="e5")
     ap.add_argument("--data", type=Path, default=ROOT / "data" / "incidents")
     ap.add_argument("--test", action="store_true", help="read test.csv once with the rule validation chose")
-    ap.add_argument("--rule", choices=("best", "service"), default="service",
-                    help="for --test: the service's DEFAULT_RULE (default) or the best of the grid")
+    ap.add_argument(
+        "--rule",
+        choices=("best", "service"),
+        default="service",
+        help="for --test: the service's DEFAULT_RULE (default) or the best of the grid",
+    )
     ap.add_argument("--top", type=int, default=8)
     args = ap.parse_args()
     validation = read_replay(args.data / "validation.csv")
@@ -76,7 +80,9 @@ def main() -> int:
                 results.append((scores.f1, -abs(threshold - 0.85), rule, scores, n, spanning))
     results.sort(key=lambda r: (r[0], r[1]), reverse=True)
     print(f"validation: {len(validation)} complaints, {events} events; best rules by pairwise F1:")
-    print(f"{'linkage':>8} {'window h':>8} {'threshold':>9} {'P':>6} {'R':>6} {'F1':>6} {'incidents':>9} {'spanning':>8}")
+    print(
+        f"{'linkage':>8} {'window h':>8} {'threshold':>9} {'P':>6} {'R':>6} {'F1':>6} {'incidents':>9} {'spanning':>8}"
+    )
     for f1, _, rule, s, n, spanning in results[: args.top]:
         print(f"{rule.linkage:>8} {rule.window_hours:>8.0f} {rule.threshold:>9.2f} {s.precision:>6.3f} "
               f"{s.recall:>6.3f} {f1:>6.3f} {n:>9} {spanning:>8}")  # fmt: skip

@@ -4,10 +4,10 @@ Reads data/search/corpus.csv (complaints with ids, labels, language, district) a
 language, the ids of its relevant complaints, its split), embeds the corpus as saved complaints and each query as
 a search (``--vectors``: see benchmarks/vector_sources.py), ranks the whole corpus as the service does (a
 ``search.index.VectorIndex``, exact at this size: the cosine plus ``--weights`` times the share of the query's
-concepts a complaint shares, ``search.concepts``; 0 is the encoder alone) and prints, per split, recall@10 (the share of a query's
-relevant complaints in its first 10, averaged over queries), recall@10 over the relevant complaints written in
-another language than the query, MRR, and the worst queries of validation. ``--split test`` reads the test
-queries (read once, after choosing on validation, with the service's ``engine.CONCEPT_WEIGHT``).
+concepts a complaint shares, ``search.concepts``; 0 is the encoder alone) and prints, per split, recall@10 (the
+share of a query's relevant complaints in its first 10, averaged over queries), recall@10 over the relevant
+complaints written in another language than the query, MRR, and the worst queries of validation. ``--split test``
+reads the test queries (read once, after choosing on validation, with the service's ``engine.CONCEPT_WEIGHT``).
 
     python benchmarks/search.py [--vectors e5] [--data data/search] [--split validation|test|both]
 """
@@ -47,8 +47,11 @@ def main() -> int:
     ap.add_argument("--vectors", default="e5")
     ap.add_argument("--data", type=Path, default=ROOT / "data" / "search")
     ap.add_argument("--split", choices=("validation", "test", "both"), default="validation")
-    ap.add_argument("--weights", default="0,0.05,0.1,0.15,0.2,0.3,0.5",
-                    help="concept weights tried on validation (test: the service's CONCEPT_WEIGHT alone)")
+    ap.add_argument(
+        "--weights",
+        default="0,0.05,0.1,0.15,0.2,0.3,0.5",
+        help="concept weights tried on validation (test: the service's CONCEPT_WEIGHT alone)",
+    )
     args = ap.parse_args()
     corpus = read(args.data / "corpus.csv", {"id", "text", "language"})
     queries = read(args.data / "queries.csv", {"id", "query", "language", "relevant", "split"})
@@ -57,8 +60,13 @@ def main() -> int:
     q = quantize(source.passages([r["text"] for r in corpus]))
     print(f"vectors: {source.version} ({len(corpus)} complaints, {time.perf_counter() - t0:.1f} s)")
     index = VectorIndex(source.dimension, source.version)
-    index.add(list(range(len(corpus))), q.values, q.scales, [None] * len(corpus),
-              [mask_of(concepts_of(r["text"])) for r in corpus])
+    index.add(
+        list(range(len(corpus))),
+        q.values,
+        q.scales,
+        [None] * len(corpus),
+        [mask_of(concepts_of(r["text"])) for r in corpus],
+    )
     language = {r["id"]: r["language"] for r in corpus}
     splits = ("validation", "test") if args.split == "both" else (args.split,)
     for split in splits:

@@ -43,7 +43,7 @@ VERSION = "synthetic-384:v1"
 class Synthetic:
     """Stands in for ``SentenceVectors`` where only the version and dimension are read."""
 
-    version, dimension, family = VERSION, DIM, "synthetic"
+    version, dimension = VERSION, DIM
 
 
 def topic_vectors(rng: np.random.Generator, n: int, centres: np.ndarray) -> np.ndarray:
@@ -96,7 +96,7 @@ def run(db: str, args: argparse.Namespace) -> int:
         if store.vector_count(VERSION) < store.count():
             print(f"  vectors stored in {store_synthetic(store, args.complaints, centres):.0f} s")
         n = store.vector_count(VERSION)
-        search = Search(store, Synthetic(), signals=None)  # type: ignore[arg-type]
+        search = Search(store, Synthetic(), signals=())  # type: ignore[arg-type]
         search.version = VERSION
         t0 = time.perf_counter()
         while search.catch_up(limit=50_000):

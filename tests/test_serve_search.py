@@ -4,7 +4,6 @@ incidents grouped online and changed by officers, the queue by incident, and the
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from role_matrix import caller_client, prepare
 from test_serve_api import local_client, model_dir, predictor  # noqa: F401 - the tiny model
@@ -13,7 +12,6 @@ from mealwatch.alerts import AlertEngine, Rule
 from mealwatch.log import open_log
 from mealwatch.search.engine import CONCEPT_WEIGHT, Search
 from mealwatch.search.grouping import GroupingRule
-from mealwatch.search.signals import Signal, SignalReader
 from mealwatch.search.vectors import SentenceVectors
 from mealwatch.serve import create_app
 
@@ -36,7 +34,11 @@ def app(predictor, tmp_path):  # noqa: F811
 
 def test_search_finds_by_meaning_with_score_and_why(app):
     with local_client(app) as client:
-        ids = [save(client, LIZARD), save(client, EGGS, school="GPS Bela"), save(client, "dal was cold", district="Patna")]
+        ids = [
+            save(client, LIZARD),
+            save(client, EGGS, school="GPS Bela"),
+            save(client, "dal was cold", district="Patna"),
+        ]
         assert app.state.service.search.wait(timeout=30)
         body = client.get("/api/search", params={"q": EGGS, "k": 2}).json()
         assert [r["complaint"]["id"] for r in body["results"]][0] == ids[1]
@@ -152,8 +154,8 @@ def test_back_fill_and_re_embed(predictor, tmp_path):  # noqa: F811
 
 
 def test_a_signal_raises_the_alert_the_keywords_miss(predictor, tmp_path):  # noqa: F811
-    """The meaning of a complaint, not its words, counts for a rule naming the signal (the keyword rule is the
-    floor): a prototype read exactly as a saved Tamil complaint carries the signal."""
+    """A Tamil hospital admission counts for a rule naming the signal, which its English keywords (the floor)
+    miss; the search worker marks its alert check due when it reads the signal."""
     tamil = "மதிய உணவு சாப்பிட்ட குழந்தைகள் மருத்துவமனையில் சேர்க்கப்பட்டனர்"
     store = open_log(tmp_path / "log.db")
     try:
@@ -162,8 +164,7 @@ def test_a_signal_raises_the_alert_the_keywords_miss(predictor, tmp_path):  # no
         ids = store.add_many([NewComplaint(t, ["illness"], {"illness": 0.9}, "high", "m1", "GPS Bodh", district="Gaya")
                               for t in (tamil, EGGS)])  # fmt: skip
         vectors = SentenceVectors.from_pipeline(predictor.pipeline, "v1")
-        signal = Signal("death_or_hospital", (tamil,), threshold=0.999)
-        search = Search(store, vectors, signals=SignalReader(vectors, [signal]))
+        search = Search(store, vectors)
         rule = Rule("death_or_hospital", "at {place}", keywords=("hospital",), signals=("death_or_hospital",))
         engine = AlertEngine(store, [rule])
         assert engine.check(ids) == []  # the keywords alone miss it
@@ -174,6 +175,5 @@ def test_a_signal_raises_the_alert_the_keywords_miss(predictor, tmp_path):  # no
         assert ids[0] in due.complaint_ids
         raised = engine.check(due.complaint_ids)
         assert [o.alert["complaint_ids"] for o in raised] == [[ids[0]]]
-        assert np.isfinite(search.signals.scores(vectors.passages([EGGS]))).all()
     finally:
         store.close()

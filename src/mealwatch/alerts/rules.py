@@ -2,9 +2,9 @@
 
 A rule counts a complaint when it carries one of the rule's ``labels`` (as corrected, where an officer
 corrected them) or mentions one of its ``keywords`` (whole words of ``mealwatch.text.normalize``d text, any
-case: ``hospital`` does not find ``hospitality``, so a rule lists each inflection it wants), or whose sentence
-vector reads as one of its ``signals`` (``mealwatch.search.signals``: a death or a hospital admission in any
-language the encoder reads, marked by the search worker after the save; the keywords stay the floor). It groups
+case: ``hospital`` does not find ``hospitality``, so a rule lists each inflection it wants), or carries one of
+its ``signals`` (``mealwatch.search.signals``: a death or a hospital admission written in any of the complaints'
+languages, marked by the search worker after the save; the keywords stay the floor). It groups
 counted complaints by school or by block and raises an alert when, within ``window_hours`` of incident time,
 a group holds ``min_complaints`` of them from ``min_schools`` schools. Rules come from ``DEFAULT_RULES`` or a
 TOML/JSON file (``load_rules``).
@@ -49,7 +49,7 @@ class Rule:
     summary: str  # the banner's line; {n} complaints, {schools} schools, {place}, {hours}
     labels: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
-    signals: tuple[str, ...] = ()  # what a complaint's vector reads as (``search.signals``), in any language
+    signals: tuple[str, ...] = ()  # what a complaint says in any language (``search.signals``)
     group_by: str = "school"
     window_hours: float = 24.0
     min_complaints: int = 1
@@ -108,8 +108,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         min_complaints=2,
         min_schools=2,
     ),
-    Rule("death_or_hospital", "a death or a hospital admission reported at {place}", keywords=DEATH_OR_HOSPITAL,
-         signals=("death_or_hospital",)),
+    Rule(
+        "death_or_hospital",
+        "a death or a hospital admission reported at {place}",
+        keywords=DEATH_OR_HOSPITAL,
+        signals=("death_or_hospital",),
+    ),
 )
 
 

@@ -22,8 +22,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(default: $MEALWATCH_HOME/complaints.db, as for serve)")  # fmt: skip
     p.add_argument("-k", type=int, default=10, help="how many complaints (1-50, default 10)")
     p.add_argument("--districts", help="D1,D2: only complaints of these districts")
-    p.add_argument("--vectors", default="e5", help="e5 (default: multilingual-e5-small as pre-trained) or a trained "
-                   "run folder (its fine-tuned encoder); the service's --search must match to share stored vectors")
+    p.add_argument(
+        "--vectors",
+        default="e5",
+        help="e5 (default: multilingual-e5-small as pre-trained) or a trained "
+        "run folder (its fine-tuned encoder); the service's --search must match to share stored vectors",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per result instead of a table")
     p.set_defaults(func=run)
 
@@ -62,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             complaint = store.get(args.like, limit)
             if complaint is None:
-                raise UserError(f"--like {args.like}: no complaint with that id" + (" in those districts" * bool(limit)))
+                raise UserError(
+                    f"--like {args.like}: no complaint with that id" + (" in those districts" * bool(limit))
+                )
             results = search.similar(complaint, args.k, limit)
     finally:
         store.close()
@@ -110,8 +116,14 @@ def show(results, as_json: bool) -> None:
         return
     for r in results:
         c = r.complaint
-        why = ", ".join([f"about {c}" for c in r.shared_concepts] + r.shared_words
-                        + [f"label {label}" for label in r.shared_labels]) or "meaning alone"
+        why = (
+            ", ".join(
+                [f"about {c}" for c in r.shared_concepts]
+                + r.shared_words
+                + [f"label {label}" for label in r.shared_labels]
+            )
+            or "meaning alone"
+        )
         text = " ".join(c["text"].split())
         print(f"{r.score:6.3f}  #{c['id']}  {c['district'] or '-'} / {c['school'] or '-'}  "
               f"[{', '.join(c['corrected_labels'] or c['labels'])}]  why: {why}")  # fmt: skip

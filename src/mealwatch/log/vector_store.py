@@ -75,10 +75,10 @@ class VectorStore:
     def store_vectors(
         self, model: str, rows: Sequence[tuple[int, bytes, float, int]], signals: dict[int, list[str]] | None = None
     ) -> int:
-        """Store (complaint id, int8 components, scale, concept bits) of version ``model``, replacing what each complaint had, in
-        one transaction; the number of the last write (0 when ``rows`` is empty). Ids of no complaint are skipped.
-        ``signals``: complaint id -> what its vector reads as (``search.signals``), stored on the complaint; one
-        whose signals change has its alert check marked due (a rule may count them)."""
+        """Store (complaint id, int8 components, scale, concept bits) of version ``model``, replacing what each
+        complaint had, in one transaction; the number of the last write (0 when ``rows`` is empty). Ids of no
+        complaint are skipped. ``signals``: complaint id -> the signals its text carries (``search.signals``), stored
+        on the complaint; one whose signals change has its alert check marked due (a rule may count them)."""
         if not rows:
             return 0
         with self._write() as tx:

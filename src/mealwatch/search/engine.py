@@ -5,7 +5,8 @@ a ``VectorIndex`` together:
 
 - ``embed_due`` computes the vectors of complaints that have none of this version — the newest first: those
   saved since the last call, then, in batches, the back-fill of older ones (and all of them again after a change
-  of vectors) — stores them with their signals (``signals.py``), and places each into an incident
+  of vectors) — stores them with their concepts and signals (``concepts.py``, ``signals.py``), and places each
+  into an incident
   (``grouping.py``, ``ComplaintLog.place_complaints``);
 - ``catch_up`` reads into the index every vector written since it last looked, by this server or another
   sharing its PostgreSQL log (a fresh index reads them all: the index is rebuilt from the log when lost);
@@ -29,7 +30,7 @@ from ..log.incident_store import OpenIncident, Placing
 from .concepts import LEXICON_VERSION, concepts_of, mask_of, names_of
 from .grouping import DEFAULT_RULE, Candidate, GroupingRule, best_incident
 from .index import Boost, VectorIndex
-from .signals import SignalReader
+from .signals import SIGNALS, Signal, signals_of
 from .vectors import Quantized, SentenceVectors, dequantize, quantize
 from .why import shared_labels, shared_words
 
@@ -76,12 +77,12 @@ class Search:
         vectors: SentenceVectors,
         *,
         rule: GroupingRule = DEFAULT_RULE,
-        signals: SignalReader | None = None,
+        signals: tuple[Signal, ...] = SIGNALS,
         index: VectorIndex | None = None,
         concept_weight: float = CONCEPT_WEIGHT,
     ) -> None:
         self.store, self.vectors, self.rule, self.concept_weight = store, vectors, rule, concept_weight
-        self.signals = signals if signals is not None else SignalReader.for_vectors(vectors)
+        self.signals = signals
         #: what the log tags stored rows with: the vectors' version and the concept lexicon's
         self.version = f"{vectors.version}+concepts{LEXICON_VERSION}"
         self.index = index or VectorIndex(vectors.dimension, self.version)
@@ -122,11 +123,11 @@ class Search:
             vectors = self.vectors.passages([t.text for t in due])
             q = quantize(vectors)
             ids = [t.complaint_id for t in due]
-            found = self.signals.read(vectors) if self.signals is not None else None
             masks = [mask_of(concepts_of(t.text)) for t in due]
+            found = [signals_of(m, self.signals) for m in masks]
             self.store.store_vectors(self.version, [(i, q.values[n].tobytes(), float(q.scales[n]), masks[n])
                                                     for n, i in enumerate(ids)],
-                                     {i: found[n] for n, i in enumerate(ids)} if found else None)  # fmt: skip
+                                     {i: found[n] for n, i in enumerate(ids)})  # fmt: skip
             self.progress.embedded += len(ids)
             self.progress.placed += len(self.place(ids))
             return len(ids)

@@ -93,7 +93,9 @@ def best_incident(rule: GroupingRule, vector: np.ndarray, at: datetime, candidat
     return best
 
 
-def replay(rule: GroupingRule, places: Sequence[str | None], times: Sequence[datetime], vectors: np.ndarray) -> list[int]:
+def replay(
+    rule: GroupingRule, places: Sequence[str | None], times: Sequence[datetime], vectors: np.ndarray
+) -> list[int]:
     """The incident of each complaint when they arrive in ``times`` order (ties in the order given): incident
     numbers from 0, in the order given."""
     order = sorted(range(len(times)), key=lambda i: (times[i], i))

@@ -72,8 +72,9 @@ class _Block:
         if self.n == len(self.ids):
             size = 2 * len(self.ids)
             self.values = np.resize(self.values, (size, self.values.shape[1]))
-            self.scales, self.ids, self.rows, self.masks = (np.resize(a, size) for a in
-                                                            (self.scales, self.ids, self.rows, self.masks))
+            self.scales, self.ids, self.rows, self.masks = (
+                np.resize(a, size) for a in (self.scales, self.ids, self.rows, self.masks)
+            )
         self.values[self.n], self.scales[self.n], self.ids[self.n], self.rows[self.n] = values, scale, cid, row
         self.masks[self.n] = mask
         self.n += 1

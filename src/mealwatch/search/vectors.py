@@ -88,12 +88,8 @@ class SentenceVectors:
         passage_prefix: str = "",
         max_tokens: int = MAX_TOKENS,
         batch_size: int = 32,
-        family: str = "",
     ) -> None:
         self.encoder, self.tokenizer = encoder.eval(), tokenizer
-        #: which encoder and reading these are ("e5-prefixed", "e5-plain", "finetuned"; "" unknown): what a
-        #: threshold tuned on vectors (``signals.py``, ``grouping.py``) was tuned for
-        self.family = family
         self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
         self.max_tokens, self.batch_size = max_tokens, batch_size
         prefixes = "prefixed" if query_prefix or passage_prefix else "plain"
@@ -111,15 +107,14 @@ class SentenceVectors:
         encoder, tokenizer = Encoder.from_pretrained(folder), Tokenizer.from_pretrained(folder)
         version = f"{Path(folder).name}-{weights_digest(folder)}"
         if not prefixes:
-            return cls(encoder, tokenizer, version, family=f"{name}-plain")
-        return cls(encoder, tokenizer, version, query_prefix=QUERY_PREFIX, passage_prefix=PASSAGE_PREFIX,
-                   family=f"{name}-prefixed")  # fmt: skip
+            return cls(encoder, tokenizer, version)
+        return cls(encoder, tokenizer, version, query_prefix=QUERY_PREFIX, passage_prefix=PASSAGE_PREFIX)
 
     @classmethod
     def from_pipeline(cls, pipeline: "Pipeline", version: str) -> "SentenceVectors":
         """A trained classifier's fine-tuned encoder (its tokenizer too), read without prefixes; ``version`` names
         the model (``serve.predictor.model_version``)."""
-        return cls(pipeline.encoder, pipeline.tokenizer, f"finetuned-{version}", family="finetuned")
+        return cls(pipeline.encoder, pipeline.tokenizer, f"finetuned-{version}")
 
     @property
     def dimension(self) -> int:

@@ -197,7 +197,9 @@ class Complaint(CorrectionOut):
     status_changed_at: str
     history: list[dict[str, str]] | None = None
     incident_id: int | None = Field(None, description="the incident it belongs to (null: not grouped yet)")
-    signals: list[str] = Field(default_factory=list, description="what its meaning reads as: death_or_hospital")
+    signals: list[str] = Field(
+        default_factory=list, description="what it says (any language) that an alert rule counts: death_or_hospital"
+    )
 
 
 class ComplaintPage(BaseModel):

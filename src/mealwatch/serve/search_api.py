@@ -25,12 +25,16 @@ MAX_IDS = 200
 
 class Found(BaseModel):
     complaint: Complaint
-    score: float = Field(description="the cosine of the two meanings (-1 to 1; 1: the same), plus up to 0.2 for the "
-                         "share of the query's concepts the complaint is about too (search)")
+    score: float = Field(
+        description="the cosine of the two meanings (-1 to 1; 1: the same), plus up to 0.2 for the "
+        "share of the query's concepts the complaint is about too (search)"
+    )
     shared_words: list[str] = Field(description="words of the complaint the query (or complaint) also has")
     shared_labels: list[str] = Field(default_factory=list, description="labels both complaints carry (similar)")
-    shared_concepts: list[str] = Field(default_factory=list, description="what both are about, written in any "
-                                       "language: lizard, vomiting, hospital, ... (search.concepts)")
+    shared_concepts: list[str] = Field(
+        default_factory=list,
+        description="what both are about, written in any language: lizard, vomiting, hospital, ... (search.concepts)",
+    )
 
 
 class SearchAnswer(BaseModel):
@@ -96,9 +100,16 @@ def answer(svc: Service, results: list[Result], **asked: Any) -> dict:
     search = searcher(svc)
     return {
         **asked,
-        "results": [{"complaint": shown(r.complaint, False), "score": round(r.score, 4), "shared_words": r.shared_words,
-                     "shared_labels": r.shared_labels, "shared_concepts": r.shared_concepts}
-                    for r in results],  # fmt: skip
+        "results": [
+            {
+                "complaint": shown(r.complaint, False),
+                "score": round(r.score, 4),
+                "shared_words": r.shared_words,
+                "shared_labels": r.shared_labels,
+                "shared_concepts": r.shared_concepts,
+            }
+            for r in results
+        ],  # fmt: skip
         "indexed": len(search.index),
         "complete": search.progress.backfill_done,
         "vectors": search.version,
