@@ -2,9 +2,11 @@
 
 After a save the service ``poke``s it; it then embeds the new complaints (``Search.embed_due``), places them into
 incidents, reads every vector written since into the index (``Search.catch_up``), and goes on with the back-fill
-of older complaints a batch at a time, pausing ``pause_s`` between batches so that saves and classifications keep
-the cores. It also looks every ``poll_s`` seconds for what other servers wrote. A complaint whose signals changed
-has its alert check marked due by the log; ``on_signals`` (the alert worker's ``poke``) is then called.
+of older complaints a batch at a time, pausing ``pause_s`` between batches; while ``busy()`` says the model has
+classifications waiting, a batch waits (up to ``MAX_DEFER_S``), so that saves keep the cores and an embedding
+backlog is worked off when the service is quiet. It also looks every ``poll_s`` seconds for what other servers
+wrote. A complaint whose signals changed has its alert check marked due by the log; ``on_signals`` (the alert
+worker's ``poke``) is then called.
 ``wait`` lets a reader see the work of the saves made before it; ``close`` stops the thread between batches.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from .engine import Search
@@ -22,15 +25,24 @@ POLL_S = 5.0
 RETRY_S = 5.0
 #: seconds between two back-fill batches
 PAUSE_S = 0.2
+#: the longest a batch waits for the model to be idle
+MAX_DEFER_S = 2.0
 
 
 class SearchWorker:
     """Runs ``search``'s embedding, placing and index catch-up on its own thread (``start``)."""
 
-    def __init__(self, search: Search, *, poll_s: float = POLL_S, pause_s: float = PAUSE_S,
-                 on_signals: Callable[[], object] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        search: Search,
+        *,
+        poll_s: float = POLL_S,
+        pause_s: float = PAUSE_S,
+        on_signals: Callable[[], object] | None = None,
+        busy: Callable[[], bool] | None = None,
+    ) -> None:
         self.search = search
-        self.poll_s, self.pause_s, self.on_signals = poll_s, pause_s, on_signals
+        self.poll_s, self.pause_s, self.on_signals, self.busy = poll_s, pause_s, on_signals, busy
         self._wake, self._stop = threading.Event(), threading.Event()
         self._state = threading.Condition()
         self._asked = self._done = 0
@@ -88,6 +100,10 @@ class SearchWorker:
 
     def _batch(self) -> bool:
         """One batch embedded (whether there was one); the alert worker told when signals may have changed."""
+        if self.busy is not None:
+            deadline = time.monotonic() + MAX_DEFER_S
+            while self.busy() and time.monotonic() < deadline and not self._stop.is_set():
+                self._stop.wait(0.05)
         before = self.search.progress.embedded
         done = self.search.embed_due()
         if done and self.on_signals is not None:

@@ -155,11 +155,17 @@ def search_worker(
     if search == "model":
         vectors = SentenceVectors.from_pipeline(predictor.pipeline, predictor.version)
     elif isinstance(search, str):
-        vectors = SentenceVectors.pretrained(search)
+        from ..transformer import CheckpointError
+
+        try:
+            vectors = SentenceVectors.pretrained(search)
+        except (CheckpointError, OSError, ValueError) as e:
+            raise StartError("search", f"{e} (give e5, model, off or an encoder folder)") from None
     else:
         vectors = search
     engine = Search(store, vectors, rule=grouping or DEFAULT_RULE)
-    return SearchWorker(engine, on_signals=alerts.poke).start()
+    busy = lambda: predictor.batcher.waiting > 0  # noqa: E731 - saves first: embed when the model is idle
+    return SearchWorker(engine, on_signals=alerts.poke, busy=busy).start()
 
 
 __all__ = ["ComplaintLog", "Predictor", "StartError", "StoreError", "create_app"]
