@@ -25,8 +25,9 @@ POLL_S = 5.0
 RETRY_S = 5.0
 #: seconds between two back-fill batches
 PAUSE_S = 0.2
-#: the longest a batch waits for the model to be idle
-MAX_DEFER_S = 2.0
+#: the longest a batch waits for the model to be idle (under a steady load the backlog grows meanwhile, and is
+#: worked off a batch at a time)
+MAX_DEFER_S = 20.0
 
 
 class SearchWorker:

@@ -140,6 +140,10 @@ def create_app(
     return app
 
 
+#: seconds the model must have rested before the search thread embeds (saves and classifications come first)
+IDLE_S = 0.5
+
+
 def search_worker(
     search: str | SentenceVectors | None,
     grouping: GroupingRule | None,
@@ -164,7 +168,7 @@ def search_worker(
     else:
         vectors = search
     engine = Search(store, vectors, rule=grouping or DEFAULT_RULE)
-    busy = lambda: predictor.batcher.waiting > 0  # noqa: E731 - saves first: embed when the model is idle
+    busy = lambda: predictor.batcher.idle_for() < IDLE_S  # noqa: E731 - saves first: embed once the model rests
     return SearchWorker(engine, on_signals=alerts.poke, busy=busy).start()
 
 
