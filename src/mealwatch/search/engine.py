@@ -66,6 +66,12 @@ class Progress:
     placed: int = 0
     backfill_done: bool = False
     last_was_fresh: bool = False  # the last batch held new saves (more may be waiting)
+    caught_up: bool = False  # the index holds every vector written when it last looked
+
+    @property
+    def complete(self) -> bool:
+        """Every complaint embedded and in the index (searches see the whole log)."""
+        return self.backfill_done and self.caught_up
 
 
 class Search:
@@ -96,6 +102,7 @@ class Search:
     def catch_up(self, limit: int = 50_000) -> int:
         """Read the vectors written since the index last looked (at most ``limit``); how many were read."""
         rows = self.store.vectors_since(self.version, self.index.seq, limit)
+        self.progress.caught_up = len(rows) < limit
         if rows:
             values = np.frombuffer(b"".join(r.values for r in rows), np.int8).reshape(len(rows), -1)
             self.index.add([r.complaint_id for r in rows], values, np.array([r.scale for r in rows], np.float32),

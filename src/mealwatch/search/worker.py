@@ -80,7 +80,10 @@ class SearchWorker:
             with self._state:
                 target = self._asked
             try:
-                self.search.catch_up()
+                while self.search.catch_up() and not self._stop.is_set():
+                    pass  # a fresh index reads the whole log first
+                if self.search.index.needs_training():
+                    self.search.index.train()  # the approximate index, off the request path
                 more = self._batch()
                 self.search.catch_up()
             except Exception:  # the log unreachable: tried again shortly

@@ -42,7 +42,7 @@ class SearchAnswer(BaseModel):
     complaint_id: int | None = None
     results: list[Found]
     indexed: int = Field(description="complaints the index holds (of every district)")
-    complete: bool = Field(description="false while older complaints are still being embedded (back-fill)")
+    complete: bool = Field(description="false while older complaints are still being embedded or read into the index")
     vectors: str = Field(description="the version of the sentence vectors searched")
 
 
@@ -111,7 +111,7 @@ def answer(svc: Service, results: list[Result], **asked: Any) -> dict:
             for r in results
         ],  # fmt: skip
         "indexed": len(search.index),
-        "complete": search.progress.backfill_done,
+        "complete": search.progress.complete,
         "vectors": search.version,
     }
 
