@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: up to this many complaints in scope, every one is scored (measured: docs/benchmarks.md)
-EXACT_LIMIT = 200_000
-#: the approximate index is trained once the index holds this many complaints
-ANN_MIN_ROWS = 200_000
+#: up to this many complaints in scope, every one is scored (measured: docs/benchmarks.md, "Search and incidents")
+EXACT_LIMIT = 10_000
+#: the approximate index is trained once the index holds this many complaints (below it, every search is exact)
+ANN_MIN_ROWS = 20_000
 #: inverted lists read by an approximate search (of about the square root of the rows)
 NPROBE = 24
 #: candidates the approximate index finds for a boosted search, ranked again with the boost
