@@ -5,17 +5,19 @@ addressed to 127.0.0.1) with a fresh SQLite log, then sends --inputs generated b
 broken JSON and multipart bodies, invisible and surrogate texts, unclosed CSV quotes, extreme dates and ids,
 foreign Host headers, cross-site writes, reused idempotency keys, record fields that cannot be stored (issue 15:
 district, block, incident dates, channel, phone, extra fields), corrections, assignee and notes, alert
-acknowledgements and complaint histories, forged or broken page cursors — each one that could save asking to
+acknowledgements and complaint histories, forged or broken page cursors, searches, similar complaints and
+incidents with broken queries, ids and bodies (issue 25) — each one that could save asking to
 save. Prints the answers by status, the number of 5xx answers and the number of rows written by requests that
 were refused (the log's complaints, and the complaints and alerts a request could change, before and after each
 refused request). It does so twice: without accounts, and with accounts on, signed in as a state admin (a session
 cookie and its CSRF token). Then it runs the role matrix (tests/role_matrix.py: every route x no session, viewer,
 officer, admin, another district's officer, a district's admin, an expired session, a revoked token, a disabled
 user; full-phone reads and a district admin's grants among the requests) and prints the statuses that differ from
-the expected ones. Last, issue 27's cases, one line per defect with its count (trust_scope.py: scope and privilege,
-in-process; trust_attack.py and trust_failure.py: attacks and failures on real servers — login storms, list bombs,
-half-open connections, a 2,000-row upload with alerts and a stop, PostgreSQL stopped under load, damaged weights
-and logs). Targets: 0 5xx, 0 rows written, 0 unexpected statuses, 0 for every case.
+the expected ones, and counts the results of search, similar complaints and incidents that belong to another
+district than the officer's (issue 25). Last, issue 27's cases, one line per defect with its count (trust_scope.py:
+scope and privilege, in-process; trust_attack.py and trust_failure.py: attacks and failures on real servers — login
+storms, list bombs, half-open connections, a 2,000-row upload with alerts and a stop, PostgreSQL stopped under load,
+damaged weights and logs). Targets: 0 5xx, 0 rows written, 0 unexpected statuses, 0 for every case.
 
     python benchmarks/security_probe.py [--inputs 1200] [--seed 0] [--half-open 5000] [--no-load]
 """
@@ -333,12 +335,40 @@ def reused_key(r: random.Random) -> Request:
     return method, path, kwargs
 
 
+def bad_search(r: random.Random) -> Request:
+    """Search, similar complaints and incidents (issue 25) with broken queries, ids and bodies."""
+    choice = r.randrange(6)
+    if choice == 0:
+        q = r.choice(WEIRD_TEXTS + ["x" * 501, "dal " * 200, "%", "' OR 1=1 --", "\ud800"])
+        return "GET", "/api/search", {"params": {"q": q, "k": r.choice(["10", "0", "51", "-1", "x", "1e9"])}}
+    if choice == 1:
+        cid = r.choice(["1"] + BAD_IDS + ["999"])
+        return "GET", f"/api/complaints/{cid}/similar", {"params": {"within": r.choice(["block", "all", "state", ""])}}
+    if choice == 2:
+        name, value = r.choice([("status", "merged"), ("min_size", "0"), ("limit", "201"), ("offset", str(2**63)),
+                                ("min_size", "x")])  # fmt: skip
+        return "GET", "/api/incidents", {"params": {name: value}}
+    if choice == 3:
+        body = r.choice([{"incident_ids": [1]}, {"incident_ids": []}, {"incident_ids": "1,2"},
+                         {"incident_ids": [1, -1]}, {"incident_ids": [1, 2**70]}, {"incident_ids": [1, 999]},
+                         {"ids": [1, 2]}, {"incident_ids": list(range(300))}, ["x"]])  # fmt: skip
+        return json_body("/api/incidents/merge", body)
+    if choice == 4:
+        body = r.choice([{"complaint_ids": []}, {"complaint_ids": [999]}, {"complaint_ids": "2"}, {"x": 1},
+                         {"complaint_ids": [2**70]}])  # fmt: skip
+        method, _, kwargs = json_body("/api/incidents", body)
+        return "POST", f"/api/incidents/{r.choice(['1'] + BAD_IDS)}/split", kwargs
+    body = r.choice([{"status": "merged"}, {"status": None}, {}, {"status": "closed", "x": 1}, {"status": 1}])
+    method, _, kwargs = json_body("/api/incidents", body)
+    return "PATCH", f"/api/incidents/{r.choice(['1'] + BAD_IDS)}", kwargs
+
+
 GENERATORS: dict[str, Callable[[random.Random], Request]] = {
     "classify": bad_classify, "batch": bad_batch, "csv": bad_csv, "unparseable body": bad_json,
     "attention": bad_attention, "log queries": bad_query, "attention page": bad_page, "ids": bad_ids,
     "status moves": bad_moves, "foreign host / cross-site": foreign, "idempotency key": reused_key,
     "record fields": bad_record, "record columns (CSV)": bad_record_csv, "corrections, notes": bad_change,
-    "alerts, history": bad_alerts, "page cursors": bad_cursor,
+    "alerts, history": bad_alerts, "page cursors": bad_cursor, "search, incidents": bad_search,
 }  # fmt: skip
 
 
@@ -350,7 +380,8 @@ def log_state(store, watched: list[int]) -> tuple:
         c = store.get(cid)
         complaints.append((c["status"], c["corrected_labels"], c["assignee"], c["notes"], len(store.changes(cid))))
     alerts = [(a["id"], a["status"], a["complaint_ids"]) for a in store.list_alerts(limit=None).items]
-    return store.count(), complaints, alerts
+    incidents = [(i["id"], i["status"], i["complaint_ids"]) for i in store.list_incidents(limit=None).items]
+    return store.count(), complaints, alerts, incidents
 
 
 def probe(app, client, inputs: int, seed: int) -> bool:
@@ -365,6 +396,7 @@ def probe(app, client, inputs: int, seed: int) -> bool:
     second = client.post("/api/classify", json=hospital).json()["id"]
     assert [a["id"] for a in client.get("/api/alerts").json()["items"]] == [1]
     client.post("/api/classify", json={"text": "keyed", "save": True}, headers={"idempotency-key": "probe-key"})
+    app.state.service.search.wait(timeout=30)  # their vectors and incidents, for the search requests
     store, watched = app.state.service.store, [first, second]
     statuses: collections.Counter = collections.Counter()
     per_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -373,6 +405,7 @@ def probe(app, client, inputs: int, seed: int) -> bool:
     for i in range(inputs):
         kind = list(GENERATORS)[i % len(GENERATORS)]
         method, path, kwargs = GENERATORS[kind](r)
+        app.state.service.search.wait(timeout=30)  # incidents of earlier saves placed: not this request's doing
         before = log_state(store, watched)
         answer = client.request(method, path, **kwargs)
         after = log_state(store, watched)
@@ -408,7 +441,7 @@ def role_matrix(model: Path, db: Path) -> bool:
     from mealwatch.serve import create_app
     from mealwatch.serve.auth import RULES
 
-    app = create_app(model, db, accounts=True)
+    app = create_app(model, db, accounts=True, search="model")
     prepare(app)
     t0 = time.perf_counter()
     cells = run_matrix(app)
@@ -421,7 +454,40 @@ def role_matrix(model: Path, db: Path) -> bool:
     print(f"unexpected statuses: {len(wrong)}")
     for c in wrong[:10]:
         print(f"  {c.method} {c.path} as {c.caller}: {c.got}, expected {c.expected}")
-    return not wrong
+    crossed = cross_district(app)
+    return not wrong and not crossed
+
+
+def cross_district(app) -> int:
+    """Search, similar complaints and incidents asked by an officer of Patna and one of Gaya over complaints of
+    both districts: every result of the other district is counted (target 0)."""
+    from role_matrix import caller_client
+
+    admin = caller_client(app, "admin")
+    texts = ["a dead lizard in the khichdi, children vomiting", "no eggs again this week", "dal was watery",
+             "बच्चे बेहोश हो गए", "பல்லி விழுந்த சாம்பார்"]  # fmt: skip
+    for n, text in enumerate(texts * 2):
+        district = ("Gaya", "Patna")[n % 2]
+        admin.post("/api/classify", json={"text": text, "school": f"GPS {district}", "district": district,
+                                          "save": True})  # fmt: skip
+    app.state.service.search.wait(timeout=60)
+    crossed = answers = 0
+    for caller, own in (("officer", "gaya"), ("wrong district", "patna")):
+        client = caller_client(app, caller)
+        found = []
+        for text in texts + ["hospital", "school meal"]:
+            found += [r["complaint"] for r in client.get("/api/search", params={"q": text, "k": 50}).json()["results"]]
+        for c in admin.get("/api/complaints", params={"limit": 200}).json()["items"]:
+            answer = client.get(f"/api/complaints/{c['id']}/similar", params={"k": 50})
+            if answer.status_code == 200:
+                found += [r["complaint"] for r in answer.json()["results"]]
+        incidents = client.get("/api/incidents", params={"min_size": 1, "limit": 200}).json()["items"]
+        answers += len(found) + len(incidents)
+        crossed += sum((c["district"] or "").casefold() != own for c in found)
+        crossed += sum((i["district"] or "").casefold() != own for i in incidents)
+    print(f"search, similar complaints and incidents for officers of Gaya and of Patna: {answers} results, "
+          f"{crossed} of another district")  # fmt: skip
+    return crossed
 
 
 def main() -> int:
@@ -448,11 +514,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         model = tiny_model(Path(tmp) / "model")
         print("== without accounts (the single-user tool on loopback)")
-        app = create_app(model, Path(tmp) / "log.db")
+        app = create_app(model, Path(tmp) / "log.db", search="model")
         with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
             good &= probe(app, client, args.inputs, args.seed)
         print("\n== with accounts, as a state admin (a session cookie and its CSRF token)")
-        app = create_app(model, Path(tmp) / "accounts.db", accounts=True)
+        app = create_app(model, Path(tmp) / "accounts.db", accounts=True, search="model")
         store = app.state.service.store
         admin = store.add_user("asha", hash_password("probe-admin-password"), "admin", ["*"])
         key, csrf = new_secret(), new_secret()

@@ -186,6 +186,7 @@ def main() -> int:
     ap.add_argument("--offline-repeats", type=int, default=2, help="offline runs per measurement (default: 2)")
     ap.add_argument("--max-seconds", type=float, default=300, help="stop sending after this long, per client count")
     ap.add_argument("--server-threads", type=int, help="the server's --threads (default: every core)")
+    ap.add_argument("--search", default="e5", help="the server's --search (default e5, as serve's; off: none)")
     ap.add_argument("--db", help="the complaint log: a postgresql:// URL (default: a new SQLite file in a temp folder)")
     args = ap.parse_args()
     counts = [int(c) for c in args.clients.split(",") if c.strip()]
@@ -205,13 +206,14 @@ def main() -> int:
     url = f"http://{HOST}:{port}"
     command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model), "--db", db, "--host", HOST,
                "--port", str(port), "--precision", args.precision, "--batch-wait-ms", str(args.batch_wait_ms),
-               "--batch-tokens", str(args.batch_tokens), "--max-batch", str(args.max_batch)]  # fmt: skip
+               "--batch-tokens", str(args.batch_tokens), "--max-batch", str(args.max_batch),
+               "--search", args.search]  # fmt: skip
     if args.server_threads:
         command += ["--threads", str(args.server_threads)]
     texts = complaint_texts()
     print(f"CPU: {cpu_name()}; {os.cpu_count()} cores (torch threads = cores in the server and the offline run)")
     print(f"model: {model}")
-    print(f"server: {url}, explain = {args.explain}, every request saves (save=true)")
+    print(f"server: {url}, explain = {args.explain}, every request saves (save=true), --search {args.search}")
     print(f"batching: --batch-wait-ms {args.batch_wait_ms:g} --batch-tokens {args.batch_tokens} "
           f"--max-batch {args.max_batch}; precision {args.precision}; server threads "
           f"{args.server_threads or 'every core'}")  # fmt: skip

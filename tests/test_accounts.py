@@ -392,7 +392,7 @@ def serve_without_listening(monkeypatch, *args: str) -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    return main(["serve", *args, "--port", str(port)])
+    return main(["serve", *args, "--port", str(port), "--search", "off"])
 
 
 def test_serve_without_accounts_prints_how_to_turn_them_on(tmp_path, capsys, monkeypatch, model_dir):  # noqa: F811

@@ -163,7 +163,7 @@ def test_rule_files_replace_the_defaults_and_bad_ones_are_refused_clearly(tmp_pa
     assert load_rules(as_json)[0].counts("ek bachche ki MAUT", []) is True
     cases = {
         '{"rules": [{"name": "x", "summary": "s", "labels": ["typhoid"]}]}': "rule 1: unknown label 'typhoid'",
-        '{"rules": [{"name": "x", "summary": "s"}]}': "rule 1: rule 'x': give labels or keywords",
+        '{"rules": [{"name": "x", "summary": "s"}]}': "rule 1: rule 'x': give labels, keywords or signals",
         '{"rules": [{"name": "x", "summary": "s", "labels": ["illness"], "min_complaints": "3"}]}':
             "rule 1: min_complaints must be a whole number",
         '{"rules": [{"name": "x", "summary": "s", "labels": ["illness"], "group_by": "village"}]}':

@@ -12,7 +12,7 @@ from mealwatch.serve.auth import RULES
 
 
 def test_every_route_has_a_rule_and_every_caller_gets_the_exact_status(predictor, tmp_path):  # noqa: F811
-    app = create_app(db_path=tmp_path / "log.db", predictor=predictor, accounts=True)
+    app = create_app(db_path=tmp_path / "log.db", predictor=predictor, accounts=True, search="model")
     assert routes(app) == set(RULES)
     prepare(app)
     cells = run_matrix(app)

@@ -372,3 +372,25 @@ def test_token_counts_are_the_pieces_the_model_reads():
     counts = pipeline.token_counts(texts)
     assert counts == pipeline.tokenize(texts).attention_mask.sum(dim=1).tolist()
     assert counts[0] == 3 and counts[2] == pipeline.max_length  # [CLS] ok [SEP]; the long one is cut
+
+
+def test_idle_for_is_zero_while_the_model_works():
+    """Background work (the search thread) yields while a pass runs or texts wait, and reads how long it rested."""
+    started, release = threading.Event(), threading.Event()
+
+    def slow(texts):
+        started.set()
+        release.wait(5)
+        return list(texts)
+
+    batcher = Batcher(slow, lambda texts: [len(t) for t in texts], max_texts=4, max_wait_s=0.0)
+    try:
+        job = batcher.submit(["dal"])
+        assert started.wait(5)
+        assert batcher.idle_for() == 0.0  # a pass runs
+        release.set()
+        assert job.future.result(5) == ["dal"]
+        time.sleep(0.05)
+        assert 0.0 < batcher.idle_for() < 5
+    finally:
+        batcher.close()

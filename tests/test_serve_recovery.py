@@ -80,7 +80,8 @@ def free_port() -> int:
 def start_server(model: Path, db: Path, port: int, out: Path) -> subprocess.Popen:
     """`python -m mealwatch serve` on 127.0.0.1:port, answering /api/health (its output in ``out``)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model), "--db", str(db), "--port", str(port)]
+    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model), "--db", str(db), "--port", str(port),
+               "--search", "off"]  # fmt: skip
     with open(out, "a") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 60

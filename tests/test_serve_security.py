@@ -207,7 +207,8 @@ def test_placeholders_in_a_text_stay_text_on_the_attention_page(client):
 def serve(model_dir, db, *extra: str, timeout: float = 60) -> subprocess.CompletedProcess:
     from test_serve_api import free_port
 
-    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model_dir), "--db", str(db)]
+    command = [sys.executable, "-m", "mealwatch", "serve", "--model", str(model_dir), "--db", str(db),
+               "--search", "off"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     return subprocess.run(
         [*command, "--port", str(free_port()), *extra], capture_output=True, text=True, timeout=timeout, env=env

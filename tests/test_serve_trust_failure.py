@@ -248,7 +248,8 @@ def test_serve_says_how_it_listens_and_passes_it_to_uvicorn(model_dir, tmp_path,
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    args = ["serve", "--model", str(model_dir), "--db", str(tmp_path / "log.db"), "--port", str(port), *proxy]
+    args = ["serve", "--model", str(model_dir), "--db", str(tmp_path / "log.db"), "--port", str(port),
+            "--search", "off", *proxy]  # fmt: skip
     assert main([*args, "--max-connections", "200", "--header-timeout", "5"]) == 0
     out = capsys.readouterr().out
     assert "its weights match their recorded SHA-256" in out

@@ -132,7 +132,8 @@ class AlertEngine:
         for rule in self.rules:
             places: dict[str, list[dict[str, Any]]] = {}
             for c in complaints:
-                key = place_key(rule, c) if rule.counts(c["text"], effective_labels(c)) else None
+                counted = rule.counts(c["text"], effective_labels(c), c.get("signals") or ())
+                key = place_key(rule, c) if counted else None
                 if key is not None:
                     places.setdefault(key, []).append(c)
             for key, new in places.items():
@@ -151,7 +152,7 @@ class AlertEngine:
         else:
             moments = [from_stored_time(event_time(c)) for c in new]
             nearby = self.store.nearby(rule.group_by, key, min(moments) - rule.window, max(moments) + rule.window)
-            counted = [c for c in nearby if rule.counts(c["text"], effective_labels(c))]
+            counted = [c for c in nearby if rule.counts(c["text"], effective_labels(c), c.get("signals") or ())]
             seen = {c["id"] for c in counted}
             counted += [c for c in new if c["id"] not in seen]
         outcomes = []

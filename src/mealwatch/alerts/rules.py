@@ -2,7 +2,9 @@
 
 A rule counts a complaint when it carries one of the rule's ``labels`` (as corrected, where an officer
 corrected them) or mentions one of its ``keywords`` (whole words of ``mealwatch.text.normalize``d text, any
-case: ``hospital`` does not find ``hospitality``, so a rule lists each inflection it wants). It groups
+case: ``hospital`` does not find ``hospitality``, so a rule lists each inflection it wants), or carries one of
+its ``signals`` (``mealwatch.search.signals``: a death or a hospital admission written in any of the complaints'
+languages, marked by the search worker after the save; the keywords stay the floor). It groups
 counted complaints by school or by block and raises an alert when, within ``window_hours`` of incident time,
 a group holds ``min_complaints`` of them from ``min_schools`` schools. Rules come from ``DEFAULT_RULES`` or a
 TOML/JSON file (``load_rules``).
@@ -38,6 +40,7 @@ class Rule:
     summary: str  # the banner's line; {n} complaints, {schools} schools, {place}, {hours}
     labels: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
+    signals: tuple[str, ...] = ()  # what a complaint says in any language (``search.signals``)
     group_by: str = "school"
     window_hours: float = 24.0
     min_complaints: int = 1
@@ -46,8 +49,8 @@ class Rule:
     def __post_init__(self) -> None:
         if not self.name.strip():
             raise AlertRuleError("a rule needs a name")
-        if not self.labels and not self.keywords:
-            raise AlertRuleError(f"rule {self.name!r}: give labels or keywords (or both)")
+        if not self.labels and not self.keywords and not self.signals:
+            raise AlertRuleError(f"rule {self.name!r}: give labels, keywords or signals")
         if self.group_by not in GROUPS:
             raise AlertRuleError(f"rule {self.name!r}: group_by must be one of {', '.join(GROUPS)}")
         if not self.window_hours > 0:
@@ -62,9 +65,9 @@ class Rule:
     def window(self) -> timedelta:
         return timedelta(hours=self.window_hours)
 
-    def counts(self, text: str, labels: Iterable[str]) -> bool:
-        """Whether a complaint with ``text`` and ``labels`` counts for this rule."""
-        if set(labels) & set(self.labels):
+    def counts(self, text: str, labels: Iterable[str], signals: Iterable[str] = ()) -> bool:
+        """Whether a complaint with ``text``, ``labels`` and ``signals`` counts for this rule."""
+        if set(labels) & set(self.labels) or set(signals) & set(self.signals):
             return True
         if not self._patterns:  # type: ignore[attr-defined]
             return False
@@ -95,7 +98,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         min_complaints=2,
         min_schools=2,
     ),
-    Rule("death_or_hospital", "a death or a hospital admission reported at {place}", keywords=DEATH_OR_HOSPITAL),
+    Rule(
+        "death_or_hospital",
+        "a death or a hospital admission reported at {place}",
+        keywords=DEATH_OR_HOSPITAL,
+        signals=("death_or_hospital",),
+    ),
 )
 
 
@@ -107,7 +115,7 @@ def rule_from_dict(entry: Mapping[str, Any], where: str) -> Rule:
         raise AlertRuleError(f"{where}: unknown field {unknown[0]!r}; the fields are {', '.join(known)}")
     values: dict[str, Any] = {}
     for key, value in entry.items():
-        if key in ("labels", "keywords"):
+        if key in ("labels", "keywords", "signals"):
             if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
                 raise AlertRuleError(f"{where}: {key} must be a list of non-empty strings")
             value = tuple(v.strip() for v in value)

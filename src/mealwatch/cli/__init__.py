@@ -14,7 +14,7 @@ from pathlib import Path
 
 #: sub-command modules, in the order ``--help`` lists them
 COMMANDS = ["embed", "import_encoder", "train", "evaluate", "predict", "compare", "attention", "explain", "serve",
-            "export", "export_training", "users", "tokens"]  # fmt: skip
+            "export", "export_training", "users", "tokens", "search"]  # fmt: skip
 
 #: ``--precision`` values (mealwatch.inference.PRECISION_CHOICES, kept here so ``--help`` does not import torch)
 PRECISION_CHOICES = ("auto", "fp32", "bf16", "int8")

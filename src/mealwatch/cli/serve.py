@@ -111,6 +111,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="POST each raised or extended alert as JSON to this http(s) URL "
         "(retried with back-off, never delaying a save)",
     )
+    p.add_argument(
+        "--search",
+        default="e5",
+        help="search by meaning, similar complaints and incidents: e5 (default: multilingual-e5-small's vectors), "
+        "model (the served model's fine-tuned encoder), or off",
+    )
     from mealwatch.cli import add_speed_arguments
 
     add_speed_arguments(p)
@@ -271,7 +277,8 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(model_dir, args.db, max_batch=args.max_batch, batch_wait_s=args.batch_wait_ms / 1000,
                          batch_tokens=args.batch_tokens, speed=speed_options(args), timezone=args.timezone,
                          alert_rules=args.alert_rules, alert_url=args.alert_url, trusted_hosts=trusted,
-                         accounts=accounts or None, account_settings=sessions)  # fmt: skip
+                         accounts=accounts or None, account_settings=sessions,
+                         search=None if args.search == "off" else args.search)  # fmt: skip
     except StartError as e:
         raise UserError(f"--{e.option}: {e}") from None
     service = app.state.service
@@ -291,6 +298,9 @@ def run(args: argparse.Namespace) -> int:
         f"complaint log: {redact(args.db)} ({service.store.count()} complaints, "
         f"schema version {service.store.schema_version})"
     )
+    if service.search is not None:
+        print(f"search and incidents: {service.search.search.version} (complaints without vectors are embedded in "
+              "the background, newest first)")  # fmt: skip
     shown = f"[{args.host}]" if ":" in args.host else args.host
     if accounts:
         print(

@@ -109,7 +109,15 @@ def record_alert(tx: Tx, draft: AlertDraft, window: timedelta, now: str) -> Aler
 
 def get_alert(tx: Tx, alert_id: int) -> dict[str, Any] | None:
     row = tx.one(f"SELECT {ALERT_COLUMNS} FROM alerts WHERE id = ?", (alert_id,))
-    return decode_alert(row) if row is not None else None
+    return with_incidents(tx, decode_alert(row)) if row is not None else None
+
+
+def with_incidents(tx: Tx, alert: dict[str, Any]) -> dict[str, Any]:
+    """The alert with ``incident_ids``: the incidents (log/incident_store.py) its complaints belong to."""
+    from .incident_store import incidents_of
+
+    alert["incident_ids"] = incidents_of(tx, alert["complaint_ids"])
+    return alert
 
 
 def list_alerts(tx: Tx, status: str | None, limit: int | None, offset: int) -> Page:
@@ -120,7 +128,7 @@ def list_alerts(tx: Tx, status: str | None, limit: int | None, offset: int) -> P
         f"{page_clause(limit, offset)}",
         params,
     )
-    return Page(int(total), [decode_alert(r) for r in rows])
+    return Page(int(total), [with_incidents(tx, decode_alert(r)) for r in rows])
 
 
 def acknowledge_alert(tx: Tx, alert_id: int, by: str | None, now: str) -> dict[str, Any] | None:

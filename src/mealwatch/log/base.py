@@ -30,6 +30,8 @@ from ..severity import severity
 from .account_store import AccountStore, AuditEntry, write_audit
 from .alert_store import AlertStore
 from .preference_store import PreferenceStore
+from .incident_store import IncidentStore, refresh_incident_of
+from .vector_store import VectorStore
 from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-exported
     ComplaintChange,
     CursorError,
@@ -55,12 +57,13 @@ from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-
 )
 
 
-class ComplaintLog(AccountStore, AlertStore, PreferenceStore, ABC):
+class ComplaintLog(AccountStore, AlertStore, PreferenceStore, VectorStore, IncidentStore, ABC):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
     A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
     other method is written once, here, on top of ``Tx`` (accounts: ``account_store.AccountStore``; alerts and
-    the alert checks due: ``alert_store.AlertStore``; the page's preferences: ``preference_store.PreferenceStore``).
+    the alert checks due: ``alert_store.AlertStore``; the page's preferences: ``preference_store.PreferenceStore``;
+    sentence vectors: ``vector_store.VectorStore``; incidents: ``incident_store.IncidentStore``).
     A method taking a ``scope`` treats a complaint or alert outside it as missing.
     """
 
@@ -212,6 +215,7 @@ class ComplaintLog(AccountStore, AlertStore, PreferenceStore, ABC):
                 tx.run("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", (complaint_id, now))
                 tx.run("UPDATE complaints SET severity = ? WHERE id = ?", (severity(old["text"], change.urgency),
                                                                           complaint_id))  # fmt: skip
+                refresh_incident_of(tx, complaint_id, now)  # its incident's worst urgency and lead
             if change.district is not None or change.block is not None:
                 changes += _move(tx, old, change)
                 if change.labels is None:  # its school is now one of that district's: its alerts are checked again
@@ -365,7 +369,7 @@ class ComplaintLog(AccountStore, AlertStore, PreferenceStore, ABC):
 COLUMNS = (
     "id, text, school, udise, district, block, incident_at, channel, reporter_phone, extra, labels, probabilities,"
     " urgency, model_version, created_at, status, status_changed_at, needs_review, review, corrected_labels,"
-    " corrected_by, corrected_at, assignee, notes, certainty, severity, language"
+    " corrected_by, corrected_at, assignee, notes, certainty, severity, language, incident_id, signals"
 )
 #: the columns a new complaint is written with (``insert_row`` gives its values in this order)
 INSERT_COLUMNS = (
@@ -438,6 +442,8 @@ def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
     d["corrected_labels"] = json.loads(d["corrected_labels"]) if d["corrected_labels"] is not None else None
     d["certainty"] = float(d["certainty"]) if d["certainty"] is not None else None
     d["severity"] = int(d["severity"])
+    d["incident_id"] = int(d["incident_id"]) if d["incident_id"] is not None else None
+    d["signals"] = json.loads(d["signals"]) if d["signals"] is not None else []
     return d
 
 
@@ -547,6 +553,9 @@ def where_clause(
         clauses.append(f"district_key IN ({', '.join([mark] * len(filters.districts))})" if filters.districts
                        else "1 = 0")  # fmt: skip
         params.extend(filters.districts)
+    if filters.one_per_incident:  # an incident's lead complaint stands for the others
+        clauses.append("(incident_id IS NULL OR EXISTS (SELECT 1 FROM incidents i WHERE i.id = complaints.incident_id"
+                       " AND i.lead_id = complaints.id))")  # fmt: skip
     if filters.needs_review is not None:
         clauses.append(f"needs_review = {mark}")
         params.append(bool(filters.needs_review))

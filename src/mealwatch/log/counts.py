@@ -95,7 +95,7 @@ def countable(filters: Filters) -> bool:
     the rows, like a district filter."""
     others = (filters.school, filters.district, filters.block, filters.channel, filters.udise, filters.assignee,
               filters.districts, filters.unassigned)  # fmt: skip
-    if any(v is not None for v in others) or filters.dates != "arrival":
+    if any(v is not None for v in others) or filters.dates != "arrival" or filters.one_per_incident:
         return False
     return all(m is None or whole_day(m) is not None for m in (filters.since, filters.until))
 

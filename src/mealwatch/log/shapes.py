@@ -99,6 +99,7 @@ class Filters:
     districts: Scope = None  # an account's districts (``scope``): only complaints of these
     unassigned: bool | None = None  # only complaints naming no district (True), or only those naming one (False)
     dates: str = "arrival"  # what since/until read: "arrival" (created_at), or "incident" (its time, else arrival)
+    one_per_incident: bool = False  # of each incident (log/incident_store.py) only its lead complaint
 
 
 @dataclass

@@ -22,6 +22,10 @@ from .app import STATIC, Service, router
 from .auth import AccountSettings, authorize
 from .preferences import router as preferences_router
 from .records import router as records_router
+from .search_api import router as search_router
+from ..search.grouping import DEFAULT_RULE, GroupingRule
+from ..search.vectors import SentenceVectors
+from ..search.worker import SearchWorker
 from .errors import install as install_error_handlers
 from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S
 from .predictor import Predictor
@@ -46,6 +50,8 @@ def create_app(
     trusted_hosts: Sequence[str] = (),
     accounts: bool | None = None,
     account_settings: AccountSettings | None = None,
+    search: str | SentenceVectors | None = None,
+    grouping: GroupingRule | None = None,
 ) -> FastAPI:
     """The service for the model in ``model_dir`` (None: the latest run) and the log at ``db_path`` (see ``open_log``).
 
@@ -61,6 +67,9 @@ def create_app(
     once, also for a user added while the service runs; ``account_settings`` sets session lifetimes, TLS and the
     login limiter (its ``enabled`` is decided here; the limiter is shared, not copied). A bad option is a
     ``StartError`` naming it; a log that cannot be used (or a damaged one) a ``StoreError``.
+    ``search``: the sentence vectors of search by meaning and incidents — ``"e5"`` (the pre-trained
+    multilingual-e5-small with its prefixes), ``"model"`` (the served model's fine-tuned encoder), a
+    ``SentenceVectors``, or None (off); ``grouping`` replaces ``search.grouping.DEFAULT_RULE``.
     """
     # the start-up checks (``startup``): the options, then the log, before a model thread is running
     zone, rules, alert_url = checked_zone(timezone), checked_rules(alert_rules), checked_url(alert_url)
@@ -91,10 +100,20 @@ def create_app(
     config = replace(account_settings or AccountSettings(), enabled=enabled, follow_log=accounts is None)
 
     alerts = AlertWorker(AlertEngine(store, rules, webhook)).start()  # first: what an earlier run left due
+    try:
+        searching = search_worker(search, grouping, store, predictor, alerts)
+    except BaseException:
+        alerts.close()
+        store.close()
+        if owned:
+            predictor.close()
+        raise
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
+        if searching is not None:
+            searching.close()
         alerts.close()
         if webhook is not None:
             webhook.close()
@@ -110,16 +129,48 @@ def create_app(
         docs_url=None,  # FastAPI's pages load their scripts from a CDN: /docs is the service's own page instead
         redoc_url=None,
     )
-    app.state.service = Service(predictor, store, alerts, zone)
+    app.state.service = Service(predictor, store, alerts, zone, searching)
     app.state.webhook = webhook
     app.state.accounts = config
     app.add_middleware(Admission)  # inside the security checks: a foreign host or a cross-site write never gets here
     app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])
     install_error_handlers(app)
-    for routes in (router, records_router, accounts_router, preferences_router):
+    for routes in (router, records_router, accounts_router, preferences_router, search_router):
         app.include_router(routes, dependencies=[Depends(authorize)])
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+#: seconds the model must have rested before the search thread embeds (saves and classifications come first)
+IDLE_S = 0.5
+
+
+def search_worker(
+    search: str | SentenceVectors | None,
+    grouping: GroupingRule | None,
+    store: ComplaintLog,
+    predictor: Predictor,
+    alerts: AlertWorker,
+) -> SearchWorker | None:
+    """The search worker for ``search`` (see ``create_app``), started; None when search is off."""
+    if search is None:
+        return None
+    from ..search.engine import Search
+
+    if search == "model":
+        vectors = SentenceVectors.from_pipeline(predictor.pipeline, predictor.version)
+    elif isinstance(search, str):
+        from ..transformer import CheckpointError
+
+        try:
+            vectors = SentenceVectors.pretrained(search)
+        except (CheckpointError, OSError, ValueError) as e:
+            raise StartError("search", f"{e} (give e5, model, off or an encoder folder)") from None
+    else:
+        vectors = search
+    engine = Search(store, vectors, rule=grouping or DEFAULT_RULE)
+    busy = lambda: predictor.batcher.idle_for() < IDLE_S  # noqa: E731 - saves first: embed once the model rests
+    return SearchWorker(engine, on_signals=alerts.poke, busy=busy).start()
 
 
 __all__ = ["ComplaintLog", "Predictor", "StartError", "StoreError", "create_app"]

@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from ..explain.word_attention import check_layer_head
 from ..alerts import AlertWorker
+from ..search.worker import SearchWorker
 from ..labels import DEFINITIONS, urgency
 from ..records import CHANNELS
 from . import csv_io, csv_out, idempotency
@@ -69,6 +70,7 @@ class Service:
     store: ComplaintLog
     alerts: AlertWorker | None = None  # None: no alert rules are checked
     zone: tzinfo = timezone.utc  # the officers' time zone: the page shows it, incident dates are read in it
+    search: SearchWorker | None = None  # None: search and incidents are off
 
 
 def service(request: Request) -> Service:
@@ -295,6 +297,9 @@ def log_filters(
         bool | None, Query(description="only complaints whose labels an officer corrected (true) or not (false)")
     ] = None,
     assignee: Annotated[str | None, Query(description="complaints assigned to this person, any case")] = None,
+    one_per_incident: Annotated[
+        bool, Query(description="of the complaints of one incident, only the one it is shown by (its lead)")
+    ] = False,
 ) -> Filters:
     label, school = (label or "").strip() or None, (school or "").strip() or None
     if label is not None:
@@ -306,7 +311,7 @@ def log_filters(
     filters = Filters(
         label, urgency, school, status, needs_review, _moment(since, "from", False), _moment(until, "to", True),
         *((v or "").strip() or None for v in (district, block, channel, udise)), corrected,
-        (assignee or "").strip() or None, who.scope, unassigned, dates,
+        (assignee or "").strip() or None, who.scope, unassigned, dates, one_per_incident,
     )  # fmt: skip
     if filters.since and filters.until and filters.since >= filters.until:
         raise ApiError(422, f"the date range is empty: 'from' ({since}) must come before 'to' ({until})")

@@ -70,6 +70,13 @@ RULES: dict[tuple[str, str], str] = {
     ("POST", "/api/tokens"): "admin",
     ("DELETE", "/api/tokens/{name}"): "admin",
     ("GET", "/api/audit"): "admin",
+    ("GET", "/api/search"): "viewer",
+    ("GET", "/api/complaints/{complaint_id}/similar"): "viewer",
+    ("GET", "/api/incidents"): "viewer",
+    ("GET", "/api/incidents/{incident_id}"): "viewer",
+    ("POST", "/api/incidents/merge"): "officer",
+    ("POST", "/api/incidents/{incident_id}/split"): "officer",
+    ("PATCH", "/api/incidents/{incident_id}"): "officer",
 }
 
 

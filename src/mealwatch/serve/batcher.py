@@ -106,6 +106,8 @@ class Batcher:
         self._waiting_texts = 0  # texts submitted and not yet run (or dropped)
         self._cond = threading.Condition()
         self._closed = False
+        self._passing = False  # a pass is running
+        self._last_pass = time.monotonic()  # when the last pass ended
         self._worker = threading.Thread(target=self._serve, name="mealwatch-batcher", daemon=True)
         self._worker.start()
 
@@ -114,6 +116,13 @@ class Batcher:
         """Texts submitted and not yet run."""
         with self._cond:
             return self._waiting_texts
+
+    def idle_for(self) -> float:
+        """Seconds since the model last worked: 0 while a pass runs or texts wait (background work yields to it)."""
+        with self._cond:
+            if self._waiting_texts or self._passing:
+                return 0.0
+            return time.monotonic() - self._last_pass
 
     def submit(self, texts: Sequence[str], name: str = "classification") -> BatchJob:
         """Queue the texts; Overloaded when more than ``max_waiting`` texts would be waiting."""
@@ -172,6 +181,10 @@ class Batcher:
             self._forget(job, job.counted)
             if not job.future.done() and (job.started or job.future.set_running_or_notify_cancel()):
                 job.future.set_exception(Overloaded("the service is stopping: try again in a moment"))
+
+    def _pass_ended(self) -> None:
+        with self._cond:
+            self._passing, self._last_pass = False, time.monotonic()
 
     def _wait_for_more(self, deadline: float) -> None:
         with self._cond:
@@ -253,16 +266,20 @@ class Batcher:
         texts = [job.texts[i] for job, i in chosen]
         lengths = [job.lengths[i] for job, i in chosen]
         started = time.perf_counter()
+        with self._cond:
+            self._passing = True
         try:
             results = list(self._run(texts))
             if len(results) != len(texts):
                 raise RuntimeError(f"the model gave {len(results)} results for {len(texts)} texts")
         except BaseException as e:  # noqa: BLE001 - every request in the pass gets the failure; the worker lives on
+            self._pass_ended()
             for job in {id(job): job for job, _ in chosen}.values():
                 self._forget(job, job.counted)
                 job.order.clear()
                 job.future.set_exception(e)
             return
+        self._pass_ended()
         if self._on_pass is not None:
             try:
                 self._on_pass(Pass(texts, lengths, time.perf_counter() - started))

@@ -39,6 +39,7 @@ class Alert(BaseModel):
     block: str | None
     district: str | None
     complaint_ids: list[int]
+    incident_ids: list[int] = Field(default_factory=list, description="the incidents its complaints belong to")
     first_at: str = Field(description="the first complaint's incident time (else arrival time), UTC")
     last_at: str
     status: Literal["open", "acknowledged"]

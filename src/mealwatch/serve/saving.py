@@ -117,6 +117,8 @@ def respond(
     idempotency.check_same(once, saved)  # a racing request with the same key may have asked something else
     if svc.alerts is not None and not saved.replayed:
         svc.alerts.poke()  # the transaction marked their check due: the worker takes it from here
+    if svc.search is not None and not saved.replayed:
+        svc.search.poke()  # their vectors and incidents, off the response path
     return idempotency.response(saved, headers)
 
 

@@ -261,6 +261,10 @@ class Complaint(CorrectionOut):
     severity: int = Field(0, description="the triage key (a death or a hospital admission, urgency, children named)")
     language: str | None = Field(None, description="the text's language (ISO 639-1; 'und' when it cannot be told)")
     history: list[dict[str, str]] | None = None
+    incident_id: int | None = Field(None, description="the incident it belongs to (null: not grouped yet)")
+    signals: list[str] = Field(
+        default_factory=list, description="what it says (any language) that an alert rule counts: death_or_hospital"
+    )
 
 
 class ComplaintPage(BaseModel):
