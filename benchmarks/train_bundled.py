@@ -71,7 +71,7 @@ def main() -> None:
     from mealwatch.training import TrainingArguments
 
     started = time.perf_counter()
-    splits = load_training_data(None)
+    splits = load_training_data(None, languages=False)
     complaints_test = splits["test"]
     if args.languages == "on":
         splits = with_languages(splits)

@@ -192,6 +192,8 @@ def test_bad_inputs_give_clear_errors(trained, tmp_path, capsys):
     assert "unknown label 'stones'" in capsys.readouterr().err
     assert main(["train", "--data", str(tmp_path / "missing.csv"), "--encoder", str(trained["encoder"])]) == 2
     assert "no such file" in capsys.readouterr().err
+    assert main(["train", "--data", str(trained["train"]), "--no-languages"]) == 2
+    assert "applies to the bundled data only" in capsys.readouterr().err
 
 
 def test_runs_folder(tmp_path, trained):

@@ -36,6 +36,11 @@ def test_bundled_data_brings_its_parallel_renderings_and_other_data_none(tmp_pat
 
     bundled = load_training_data(None)
     assert len(default_parallel(bundled)) >= 1000
+    # each split joined by the same split of the other languages' complaints, unless left out
+    assert {"ta", "bn", "ur"} <= set(bundled["train"].languages()) and {"ta"} <= set(bundled["test"].languages())
+    complaints_only = load_training_data(None, languages=False)
+    assert "ta" not in complaints_only["validation"].languages()
+    assert len(bundled["validation"]) == len(complaints_only["validation"]) + 160
     (tmp_path / "mine.csv").write_text("text,labels\n" + "a lizard in the dal,foreign_object\n" * 3, encoding="utf-8")
     assert default_parallel({"train": load_training_data(tmp_path / "mine.csv")["train"]}) == []
 

@@ -34,14 +34,19 @@ def load_training_data(
     data: str | Path | None = None,
     validation: str | Path | None = None,
     test: str | Path | None = None,
+    *,
+    languages: bool = True,
     **read_kwargs: Any,
 ) -> dict[str, "Dataset"]:
-    """Train/validation(/test) datasets: ``data`` (None: the bundled complaints) split by ``read_splits``,
+    """Train/validation(/test) datasets: ``data`` (None: the bundled complaints, each split joined by the same
+    split of the complaints in India's other languages unless ``languages`` is False) split by ``read_splits``,
     or, when ``validation`` is given, ``data`` as the training file and ``validation`` (and ``test``) as given."""
-    from .data import read_dataset, read_splits
+    from .data import read_dataset, read_splits, with_languages
 
     if validation is None:
         splits = read_splits(data, **read_kwargs)
+        if data is None and languages:
+            splits = with_languages(splits)
     else:
         if data is None or Path(data).is_dir():
             raise ValueError("with --validation, --data must be the training file (not a folder or the bundled data)")

@@ -62,7 +62,7 @@ class LabelledTexts(Protocol):
 class TrainingArguments:
     """How to fine-tune; saved with the model in its config.json."""
 
-    epochs: int = 6
+    epochs: int = 4
     batch_size: int = 16
     learning_rate: float = 1e-4  # encoder
     head_learning_rate: float = 1e-2  # the freshly initialised linear head learns faster

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="folder to save the model in (default: a new folder under $MEALWATCH_HOME/runs/, "
         "i.e. ~/.local/share/mealwatch/runs/)",
     )
-    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 6)")
+    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 4)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument(
         "--patience", type=int, help="stop after this many epochs without a better validation macro-F1 (default: 3)"
@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--parallel", type=Path, help="a CSV of parallel renderings (english,labels,devanagari,romanised) "
                    "of training complaints, added to the training split "
                    "(default: the bundled parallel.csv when training on the bundled complaints)")  # fmt: skip
+    p.add_argument("--no-languages", dest="languages", action="store_false",
+                   help="leave out the bundled complaints in India's ten other languages (data/languages), which "
+                   "join the bundled complaints' splits by default; the bundled data only")  # fmt: skip
     p.add_argument(
         "--add",
         metavar="DB_OR_FILE",
@@ -77,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         path = getattr(args, name)
         if path is not None and not path.exists():
             raise UserError(f"--{name} {path}: no such file or folder")
+    if not args.languages and args.data is not None:
+        raise UserError("--no-languages leaves out the bundled complaints in other languages: it applies to the "
+                        "bundled data only (without --data)")  # fmt: skip
     if args.parallel is not None and not args.parallel.is_file():
         raise UserError(f"--parallel {args.parallel}: no such file")
     from mealwatch.encoders import NAMED
@@ -100,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         read_kwargs["label_set"] = labels
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        splits = load_training_data(args.data, args.validation, args.test, **read_kwargs)
+        splits = load_training_data(args.data, args.validation, args.test, languages=args.languages, **read_kwargs)
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
     if args.add is not None:
