@@ -49,7 +49,7 @@ def main() -> None:
     before = evaluate_pipeline(pipeline, splits["test"])
     started = time.perf_counter()
     fusion = add_ngram_channel(pipeline, train, validation)
-    pipeline.config.review = review_policy_on(pipeline, list(validation.texts), validation.targets()).to_dict()
+    pipeline.config.review = review_policy_on(pipeline, fusion.probabilities, validation.targets()).to_dict()
     seconds = time.perf_counter() - started
     out = args.out or args.model.with_name(args.model.name + "-ngram")
     pipeline.save(out)

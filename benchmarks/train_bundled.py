@@ -9,12 +9,15 @@ the same split, and both per script. Targets: <= 15 minutes and <= 3 GB on 2 cor
 macro-F1 >= 0.85 and >= 7 points above TF-IDF; per script see SCRIPT_TARGETS.
 
     python benchmarks/train_bundled.py [--threads 2] [--epochs N] [--lr X] [--seed S] [--encoder e5|minilm|DIR]
-                                       [--languages on|off]
+                                       [--languages on|off] [--renderings on|off] [--frozen-layers N]
 
 ``--languages on`` trains (and chooses on validation) with the ten other languages' small train and validation
 splits (data/languages) beside the complaints; ``off`` leaves them out, so that every one of those languages is
-scored with no training row in it. Either way the table per language reads the languages' test split, and the
-targets of the complaints (overall, per script, against TF-IDF) read the bundled complaints' test split alone.
+scored with no training row in it. ``--renderings off`` trains without the parallel renderings of training
+complaints (data/complaints/parallel.csv) that `mealwatch train` adds by default; ``--frozen-layers N`` keeps the
+N lowest encoder layers fixed (``TrainingArguments.frozen_layers``). Either way the table per language reads the
+languages' test split, and the targets of the complaints (overall, per script, against TF-IDF) read the bundled
+complaints' test split alone.
 """
 
 from __future__ import annotations
@@ -54,6 +57,9 @@ def main() -> None:
     parser.add_argument("--encoder", help="as `mealwatch train --encoder` (default: mealwatch's default)")
     parser.add_argument("--languages", choices=["on", "off"], default="on",
                         help="train with the other languages' train/validation rows (default: on)")  # fmt: skip
+    parser.add_argument("--renderings", choices=["on", "off"], default="on",
+                        help="add the parallel renderings of training complaints (on: as mealwatch train)")  # fmt: skip
+    parser.add_argument("--frozen-layers", type=int, help="keep this many of the lowest encoder layers fixed")
     parser.add_argument("--warm", action="store_true", help="reuse the cached encoder folder (default: write it "
                         "in a fresh MEALWATCH_HOME, so its time counts)")  # fmt: skip
     args = parser.parse_args()
@@ -75,10 +81,11 @@ def main() -> None:
     complaints_test = splits["test"]
     if args.languages == "on":
         splits = with_languages(splits)
-    chosen = {"epochs": args.epochs, "learning_rate": args.lr, "encoder_path": args.encoder}
+    chosen = {"epochs": args.epochs, "learning_rate": args.lr, "encoder_path": args.encoder,
+              "frozen_layers": args.frozen_layers}  # fmt: skip
     training = TrainingArguments(seed=args.seed, **{k: v for k, v in chosen.items() if v is not None})
     out = Path("runs") / time.strftime("bundled-%Y%m%d-%H%M%S")
-    finished = train_and_save(splits, training, out, progress=False)
+    finished = train_and_save(splits, training, out, progress=False, parallel=None if args.renderings == "on" else [])
     seconds = time.perf_counter() - started
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2  # ru_maxrss is in KiB on Linux
 

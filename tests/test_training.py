@@ -18,6 +18,7 @@ from mealwatch.training import (
     length_buckets,
     loss_function,
     make_optimizer,
+    share_of_batch,
     train,
     tune_thresholds,
 )
@@ -237,6 +238,8 @@ def test_bad_arguments_are_rejected():
         TrainingArguments(class_weights="yes")
     with pytest.raises(ValueError, match="epochs must be at least 1"):
         TrainingArguments(epochs=0)
+    with pytest.raises(ValueError, match="max_batch_tokens must be at least 1"):
+        TrainingArguments(max_batch_tokens=0)
 
 
 def test_the_best_epoch_is_kept_without_a_copy_of_the_fixed_tensors(tiny_encoder_dir):
@@ -259,3 +262,63 @@ def test_the_best_epoch_is_kept_without_a_copy_of_the_fixed_tensors(tiny_encoder
     with pytest.raises(ValueError, match="only 2 layers"):
         with lowest_layers_fixed(model, 3):
             pass
+
+
+@pytest.mark.parametrize("multi_label", [True, False])
+def test_a_batch_in_parts_gives_the_whole_batchs_gradient(multi_label):
+    """Parts' mean losses times ``share_of_batch`` add up to the batch's mean loss, and so do their gradients
+    (binary cross-entropy with positive weights; cross-entropy with class weights: a weighted mean)."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(6, 3)
+    x = torch.randn(7, 6)
+    if multi_label:
+        targets = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]])
+        y = torch.tensor(targets, dtype=torch.float32)
+    else:
+        targets = np.array([0, 0, 0, 0, 1, 2, 2])  # class weights 7/12, 7/3, 7/6
+        y = torch.tensor(targets)
+    loss_fn = loss_function(targets, multi_label, 3, "on")
+    whole = loss_fn(layer(x), y)
+    (whole_grad,) = torch.autograd.grad(whole, layer.weight)
+    parts_loss, parts_grad = 0.0, torch.zeros_like(layer.weight)
+    idx = torch.arange(7)
+    for part in torch.split(idx, 3):  # 3 + 3 + 1 rows
+        loss = loss_fn(layer(x[part]), y[part]) * share_of_batch(loss_fn, y[part], y[idx])
+        parts_grad += torch.autograd.grad(loss, layer.weight)[0]
+        parts_loss += loss.item()
+    assert parts_loss == pytest.approx(whole.item(), rel=1e-6)
+    torch.testing.assert_close(parts_grad, whole_grad)
+    if not multi_label:  # the first part holds three class-0 rows of weight 7/12 out of a total weight of 9.5
+        assert share_of_batch(loss_fn, y[:3], y) == pytest.approx(3 * 7 / 12 / (4 * 7 / 12 + 7 / 3 + 2 * 7 / 6))
+
+
+def test_a_word_piece_budget_changes_memory_not_the_step(tiny_encoder_dir, splits):
+    """Training with batches cut into parts of at most 16 word pieces ends where whole batches do (no dropout
+    anywhere, fp32)."""
+    import json
+
+    config_file = tiny_encoder_dir / "config.json"
+    config = json.loads(config_file.read_text())
+    dropouts = [k for k in config if "dropout" in k]
+    assert dropouts  # the encoder's own dropout, set to 0 below
+    config_file.write_text(json.dumps({**config, **{k: 0.0 for k in dropouts}}))
+    args = {"epochs": 1, "dropout": 0.0, "bf16": False, "ngram_channel": False, "translit_view": False}
+    whole = train(*splits, fast_args(tiny_encoder_dir, **args), progress=False)
+    parts = train(*splits, fast_args(tiny_encoder_dir, **args, max_batch_tokens=16), progress=False)
+    assert parts.history[0]["loss"] == pytest.approx(whole.history[0]["loss"], rel=1e-5)
+    a, b = whole.pipeline.model.state_dict(), parts.pipeline.model.state_dict()
+    for name in a:
+        torch.testing.assert_close(a[name], b[name], atol=1e-5, rtol=1e-4)
+
+
+def test_the_validation_report_is_what_the_saved_pipeline_reads(tiny_encoder_dir, splits):
+    """Training carries the validation probabilities through the Devanagari view and the n-gram channel instead of
+    reading the texts again: its report equals a fresh evaluation of the finished pipeline."""
+    from mealwatch.evaluation import evaluate_pipeline
+
+    result = train(*splits, fast_args(tiny_encoder_dir, epochs=2), progress=False)
+    fresh = evaluate_pipeline(result.pipeline, splits[1], bootstrap=0)
+    assert result.validation_report.macro_f1 == pytest.approx(fresh.macro_f1)
+    assert result.validation_report.per_label == fresh.per_label
+    np.testing.assert_allclose(result.fusion.probabilities, result.pipeline.probabilities(splits[1].texts).numpy(),
+                               atol=1e-5)  # fmt: skip

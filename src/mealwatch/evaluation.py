@@ -167,13 +167,18 @@ def evaluate_predictions(
 
 
 def evaluate_pipeline(
-    pipeline: "Pipeline", dataset: "Dataset", bootstrap: int = 1000, progress: Callable[[int], None] | None = None
-) -> EvaluationReport:
+    pipeline: "Pipeline", dataset: "Dataset", bootstrap: int = 1000, progress: Callable[[int], None] | None = None,
+    *, probabilities: "Tensor | np.ndarray | None" = None,
+) -> EvaluationReport:  # fmt: skip
     """A trained pipeline's report on a labelled dataset (labels in the model's order), per script and language too;
-    ``progress(texts done)`` is called as the predictions go (``probabilities_in_parts``)."""
+    ``progress(texts done)`` is called as the predictions go (``probabilities_in_parts``). ``probabilities``: the
+    pipeline's (N, L) probabilities of the dataset's texts, when already known (nothing is read again)."""
     if list(dataset.label_set) != pipeline.labels:
         raise ValueError(f"the data's labels {list(dataset.label_set)} differ from the model's {pipeline.labels}")
-    probabilities = probabilities_in_parts(pipeline, list(dataset.texts), progress)
+    if probabilities is None:
+        probabilities = probabilities_in_parts(pipeline, list(dataset.texts), progress)
+    elif len(probabilities) != len(dataset):
+        raise ValueError(f"{len(probabilities)} rows of probabilities for {len(dataset)} texts")
     decided = as_targets(pipeline.decide(probabilities), pipeline.multi_label)
     return evaluate_predictions(dataset.targets(), decided, pipeline.labels, pipeline.multi_label, bootstrap=bootstrap,
                                 scripts=dataset.scripts(), languages=dataset.languages())  # fmt: skip

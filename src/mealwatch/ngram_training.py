@@ -14,7 +14,7 @@ that adds nothing is not kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -102,6 +102,8 @@ class FusionChoice:
     thresholds: list[float] | None  # multi-label: tuned for the fused probabilities
     scores: dict[float, float]
     name: str = "n-gram channel"  # what was fused
+    #: (N, L) the validation probabilities fused at ``weight`` (what the pipeline now gives for those texts)
+    probabilities: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def summary(self) -> str:
         tried = ", ".join(f"{w:g}: {s:.4f}" for w, s in self.scores.items())
@@ -127,14 +129,19 @@ def choose_weight(
         decided = as_targets(decide(fused, multi_label=multi_label, thresholds=thresholds), multi_label)
         scores[w] = float(f1_score(targets, decided, average="macro", zero_division=0))
         if best is None or scores[w] > scores[best.weight] + 1e-12:
-            best = FusionChoice(w, thresholds, scores)
+            best = FusionChoice(w, thresholds, scores, probabilities=fused)
     assert best is not None
     return best
 
 
-def add_ngram_channel(pipeline: "Pipeline", train_set: LabelledTexts, validation_set: LabelledTexts) -> FusionChoice:
-    """Fit the n-gram channel on train and fuse it at the weight validation macro-F1 prefers (0: the encoder alone)."""
-    encoder_probabilities = pipeline.probabilities(list(validation_set.texts)).numpy()  # (N, L)
+def add_ngram_channel(
+    pipeline: "Pipeline", train_set: LabelledTexts, validation_set: LabelledTexts,
+    encoder_probabilities: np.ndarray | None = None,
+) -> FusionChoice:  # fmt: skip
+    """Fit the n-gram channel on train and fuse it at the weight validation macro-F1 prefers (0: the encoder alone).
+    ``encoder_probabilities``: the pipeline's (N, L) probabilities of the validation texts, when already known."""
+    if encoder_probabilities is None:
+        encoder_probabilities = pipeline.probabilities(list(validation_set.texts)).numpy()  # (N, L)
     channel = fit_ngram_channel(train_set, validation_set)
     ngram_probabilities = channel.probabilities(validation_set.texts)  # (N, L)
     choice = choose_weight(encoder_probabilities, ngram_probabilities, validation_set.targets(), pipeline.multi_label)
@@ -155,15 +162,18 @@ def lexicon_texts(train_set: "LabelledTexts") -> list[str]:
 
 
 def add_translit_view(
-    pipeline: "Pipeline", train_set: "LabelledTexts", validation_set: "LabelledTexts"
-) -> FusionChoice:
+    pipeline: "Pipeline", train_set: "LabelledTexts", validation_set: "LabelledTexts",
+    plain: np.ndarray | None = None,
+) -> FusionChoice:  # fmt: skip
     """Learn the Devanagari lexicon and fuse the view of the validation texts it changes at the weight validation
-    macro-F1 prefers (0: no view); texts it leaves as they are keep the encoder's probabilities."""
+    macro-F1 prefers (0: no view); texts it leaves as they are keep the encoder's probabilities. ``plain``: the
+    pipeline's (N, L) probabilities of the validation texts, when already known."""
     from .transliteration import DevanagariLexicon
 
     lexicon = DevanagariLexicon.from_texts(lexicon_texts(train_set))
     texts = list(validation_set.texts)
-    plain = pipeline.probabilities(texts).numpy()  # (N, L)
+    if plain is None:
+        plain = pipeline.probabilities(texts).numpy()  # (N, L)
     views = [lexicon.view(t) for t in texts]
     changed = [i for i, (t, v) in enumerate(zip(texts, views)) if v != t]
     seen = plain.copy()  # (N, L): the view's probabilities where it changed the text

@@ -74,6 +74,8 @@ class TrainingArguments:
     class_weights: str = "auto"  # "auto", "on" or "off": weigh rare labels up in the loss
     patience: int = 3  # stop after this many epochs without a better validation macro-F1
     max_length: int = 128  # tokens per text
+    #: a batch of more word pieces (texts x longest) runs in parts whose gradients add up: the same step, less memory
+    max_batch_tokens: int = 512
     pretrained: bool = True  # False: the same architecture from random initialisation
     encoder_path: str | None = None  # an encoder name (encoders.NAMED: e5, minilm) or folder; None: the default
     threads: int | None = None  # torch CPU threads; None: torch's default
@@ -87,7 +89,7 @@ class TrainingArguments:
     def __post_init__(self) -> None:
         if self.class_weights not in ("auto", "on", "off"):
             raise ValueError(f"class_weights must be 'auto', 'on' or 'off', not {self.class_weights!r}")
-        for name in ("epochs", "batch_size", "max_length"):
+        for name in ("epochs", "batch_size", "max_length", "max_batch_tokens"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.frozen_layers < 0:
@@ -154,6 +156,15 @@ def loss_function(targets: np.ndarray, multi_label: bool, n_labels: int, class_w
     return nn.CrossEntropyLoss(weight=weight)
 
 
+def share_of_batch(loss_fn: nn.Module, part_targets: Tensor, batch_targets: Tensor) -> float:
+    """A part's share of its batch's mean loss: its rows' share of the rows (cross-entropy with class weights:
+    of the rows' weights, as that loss is their weighted mean)."""
+    weight = getattr(loss_fn, "weight", None)
+    if weight is not None and batch_targets.dim() == 1:  # single-label, weighted: sum(w_y * loss) / sum(w_y)
+        return float(weight[part_targets].sum() / weight[batch_targets].sum())
+    return len(part_targets) / len(batch_targets)
+
+
 def make_optimizer(model: Classifier, args: TrainingArguments, total_steps: int):
     """AdamW (no decay on biases and norms, a higher rate for the head) and a warmup-then-linear-decay schedule."""
     groups: dict[tuple[float, float], list[nn.Parameter]] = {}
@@ -188,11 +199,13 @@ def tune_thresholds(probabilities: np.ndarray, targets: np.ndarray) -> list[floa
     return thresholds
 
 
-def validation_scores(pipeline: Pipeline, texts: list[str], targets: np.ndarray) -> tuple[float, list[float] | None]:
-    """Macro-F1 on validation (multi-label: with thresholds tuned there, and set on the model) and those thresholds."""
+def validation_scores(
+    pipeline: Pipeline, probs: np.ndarray, targets: np.ndarray
+) -> tuple[float, list[float] | None]:  # fmt: skip
+    """Macro-F1 of the (N, L) validation probabilities ``probs`` (multi-label: with thresholds tuned there, and set
+    on the model) and those thresholds."""
     from sklearn.metrics import f1_score
 
-    probs = pipeline.probabilities(texts).numpy()  # (N, L)
     thresholds = None
     if pipeline.multi_label:
         thresholds = tune_thresholds(probs, targets)
@@ -244,9 +257,9 @@ def lowest_layers_fixed(model: Classifier, n: int) -> Iterator[None]:
             p.requires_grad_(True)
 
 
-def review_policy_on(pipeline: Pipeline, texts: list[str], targets: np.ndarray) -> ReviewPolicy:
-    """The review policy whose close-call margin is chosen on these (validation) examples."""
-    probs = pipeline.probabilities(texts).numpy()  # (N, L)
+def review_policy_on(pipeline: Pipeline, probs: np.ndarray, targets: np.ndarray) -> ReviewPolicy:
+    """The review policy whose close-call margin is chosen on the pipeline's (N, L) probabilities ``probs`` of
+    validation examples."""
     decisions = as_targets(pipeline.decide(probs), pipeline.multi_label)
     return ReviewPolicy(margin=choose_margin(probs, targets, decisions, pipeline.thresholds()))
 
@@ -292,10 +305,10 @@ def _train(
     steps_per_epoch = math.ceil(len(y) / args.batch_size)
     with word_embeddings_fixed(model, args), lowest_layers_fixed(model, args.frozen_layers):
         optimizer, scheduler = make_optimizer(model, args, steps_per_epoch * args.epochs)
-        validation_targets = validation_set.targets()
+        validation_texts, validation_targets = list(validation_set.texts), validation_set.targets()
 
         history: list[dict[str, Any]] = []
-        best_f1, best_epoch, best_state, best_thresholds = -1.0, 0, None, None
+        best_f1, best_epoch, best_state, best_thresholds, best_probs = -1.0, 0, None, None, None
         releaser = MemoryReleaser()
         for epoch in range(1, args.epochs + 1):
             model.train()
@@ -305,27 +318,32 @@ def _train(
                        disable=None if progress else True, leave=False, unit="batch")  # fmt: skip
             for idx in bar:
                 T = int(lengths[idx].max())
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-                    logits = model(
-                        input_ids=batch.input_ids[idx, :T],
-                        attention_mask=batch.attention_mask[idx, :T],
-                        token_type_ids=batch.token_type_ids[idx, :T],
-                    ).logits  # (B, L)  fmt: skip
-                loss = loss_fn(logits.float(), y[idx])
                 optimizer.zero_grad(set_to_none=True)
-                loss.backward()
+                batch_loss = 0.0
+                for part in torch.split(idx, max(1, args.max_batch_tokens // T)):  # (b,) each, b * T <= the budget
+                    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                        logits = model(
+                            input_ids=batch.input_ids[part, :T],
+                            attention_mask=batch.attention_mask[part, :T],
+                            token_type_ids=batch.token_type_ids[part, :T],
+                        ).logits  # (b, L)  fmt: skip
+                    # the part's mean loss times its share of the batch: the parts' gradients add up to the batch's
+                    loss = loss_fn(logits.float(), y[part]) * share_of_batch(loss_fn, y[part], y[idx])
+                    loss.backward()
+                    batch_loss += loss.item()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
                 optimizer.step()
                 scheduler.step()
                 releaser.step()
-                total, seen = total + loss.item() * len(idx), seen + len(idx)
+                total, seen = total + batch_loss * len(idx), seen + len(idx)
                 bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
-            f1, thresholds = validation_scores(pipeline, list(validation_set.texts), validation_targets)
+            probs = pipeline.probabilities(validation_texts).numpy()  # (N, L)
+            f1, thresholds = validation_scores(pipeline, probs, validation_targets)
             history.append({"epoch": epoch, "loss": total / seen, "validation_macro_f1": f1,
                             "learning_rate": scheduler.get_last_lr()[0]})  # fmt: skip
             improved = f1 > best_f1
             if improved:
-                best_f1, best_epoch, best_thresholds = f1, epoch, thresholds
+                best_f1, best_epoch, best_thresholds, best_probs = f1, epoch, thresholds, probs
                 best_state = learned_state(model)
             if progress:
                 tqdm.write(f"epoch {epoch}/{args.epochs}: train loss {total / seen:.4f}, validation macro-F1 {f1:.4f}"
@@ -337,18 +355,22 @@ def _train(
         model.load_state_dict(best_state, strict=False)  # the fixed tensors never changed
     model.config.thresholds = best_thresholds
     model.eval()
+    probs = best_probs  # (N, L) the validation texts as the pipeline reads them now, carried through each fusion
     translit = None
     if args.translit_view:
-        translit = add_translit_view(pipeline, train_set, validation_set)
+        translit = add_translit_view(pipeline, train_set, validation_set, probs)
+        probs = translit.probabilities
         if progress:
             tqdm.write(translit.summary())
     fusion = None
     if args.ngram_channel:
-        fusion = add_ngram_channel(pipeline, train_set, validation_set)
+        fusion = add_ngram_channel(pipeline, train_set, validation_set, probs)
+        probs = fusion.probabilities
         if progress:
             tqdm.write(fusion.summary())
-    policy = review_policy_on(pipeline, list(validation_set.texts), validation_targets)
-    report = evaluate_pipeline(pipeline, validation_set, bootstrap=0)  # the interval belongs to the test report
+    policy = review_policy_on(pipeline, probs, validation_targets)
+    # the interval belongs to the test report
+    report = evaluate_pipeline(pipeline, validation_set, bootstrap=0, probabilities=probs)
     policy.language_f1 = language_quality(report.by_language)  # each language's quality, as measured here
     model.config.review = policy.to_dict()
     return TrainingResult(pipeline, history, best_epoch, time.perf_counter() - started, report, fusion, translit)
