@@ -162,6 +162,21 @@ def test_evaluate_json_prints_one_object(trained, capsys):
     assert result["macro_f1"] == pytest.approx(json.loads((trained["model"] / "metrics.json").read_text())["macro_f1"])
 
 
+def test_evaluate_the_encoder_alone(trained, capsys):
+    from mealwatch.data import read_dataset
+    from mealwatch.evaluation import evaluate_pipeline
+    from mealwatch.pipeline import Pipeline
+
+    args = ["evaluate", "--model", str(trained["model"]), "--data", str(trained["test"]), "--json"]
+    assert main([*args, "--encoder-alone"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    pipeline = Pipeline.from_folder(trained["model"])
+    pipeline.without_ngram_channel()
+    test = read_dataset(trained["test"], label_set=pipeline.labels, multi_label=pipeline.multi_label)
+    assert result["encoder_alone"] is True
+    assert result["macro_f1"] == pytest.approx(evaluate_pipeline(pipeline, test, bootstrap=0).macro_f1)
+
+
 def test_without_a_model_the_error_says_to_train_first(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["predict", "some complaint"]) == 2

@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text-column", default="text", help="column/field holding the text (default: text)")
     p.add_argument("--labels-column", default="labels", help="column/field holding the labels (default: labels)")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
+    p.add_argument("--encoder-alone", action="store_true",
+                   help="score the fine-tuned encoder without the n-gram channel fused with it (what the channel "
+                   "adds, measured); the Devanagari view stays")  # fmt: skip
     add_speed_arguments(p)
     p.set_defaults(func=run)
 
@@ -43,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("give either --data FILE or --db LOG (not both, not neither)")
     folder = resolve_model(args.model)
     pipeline = Pipeline.from_folder(folder, **speed_options(args))
+    if args.encoder_alone:
+        pipeline.without_ngram_channel()
     if args.db is not None:
         return evaluate_log(args, folder, pipeline)
     dataset = read_dataset(
@@ -55,9 +60,14 @@ def run(args: argparse.Namespace) -> int:
     report = evaluate_pipeline(pipeline, dataset, progress=shown.advance)
     shown.finish()
     if args.json:
-        print(json.dumps({"model": str(folder), "data": str(args.data), **report.to_dict()}))
+        print(
+            json.dumps(
+                {"model": str(folder), "data": str(args.data), "encoder_alone": args.encoder_alone, **report.to_dict()}
+            )
+        )
     else:
-        print(f"Model {folder} on {args.data}:\n")
+        alone = " (the encoder alone, without its n-gram channel)" if args.encoder_alone else ""
+        print(f"Model {folder}{alone} on {args.data}:\n")
         print(format_report(report))
     return 0
 
