@@ -15,7 +15,7 @@ load: ``checksums``) and, when training kept one, the n-gram channel fused with 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from collections.abc import Callable
@@ -192,6 +192,16 @@ class Pipeline:
         """True when the labels are the complaint labels, the only set the urgency rule is defined for."""
         return set(self.labels) <= set(LABELS)
 
+    def urgency_of(self, labels: Iterable[str]) -> str | None:
+        """The urgency of a complaint carrying ``labels`` (``labels.urgency``); None for a model whose labels are not
+        the complaint labels."""
+        return urgency(labels) if self.has_urgency else None
+
+    def log_urgency(self, labels: Iterable[str]) -> str:
+        """The urgency a complaint log ranks a complaint carrying ``labels`` by: ``urgency_of``, and "low" for a model
+        of another label set (its complaints rank with the low ones)."""
+        return self.urgency_of(labels) or "low"
+
     def thresholds(self) -> list[float] | None:
         """Per-label decision thresholds of a multi-label model (0.5 where none were tuned); None if single-label."""
         if not self.multi_label:
@@ -269,7 +279,7 @@ class Pipeline:
         out = []
         for text, p, d, cut, u in zip(texts, probabilities.tolist(), decisions.tolist(), truncated, unreadable):
             labels = [label for label, on in zip(names, d) if on]
-            level = urgency(labels) if self.has_urgency else None
+            level = self.urgency_of(labels)
             language = detect_language(text)
             why = reasons(p, names, thresholds, u, policy, language)
             out.append(Prediction(text, labels, dict(zip(names, p)), level, cut, why, language))

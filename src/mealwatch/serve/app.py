@@ -18,12 +18,12 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from ..explain.word_attention import check_layer_head
 from ..alerts import AlertWorker
 from ..search.worker import SearchWorker
-from ..labels import DEFINITIONS, urgency
+from ..labels import DEFINITIONS
 from ..records import CHANNELS
-from . import csv_io, csv_out, idempotency
+from . import csv_io, csv_out
 from .record_fields import BY_HEADER, shown
 from .auth import Principal, Who, accounts_on, audit, optional, require
-from .saving import may_save, respond
+from .saving import Classify, classify_and_answer, may_save
 from .errors import ApiError
 from .explainer import outcome
 from .predictor import Classified, Predictor
@@ -49,7 +49,6 @@ from ..log import (
     ComplaintLog,
     CursorError,
     Filters,
-    SavedAnswer,
     TransitionError,
     day_range,
     in_scope,
@@ -83,16 +82,20 @@ FullPhone = Annotated[bool, Query(description="show the reporter's phone number 
 Channel = Literal[CHANNELS]
 
 
-async def classified(svc: Service, request: Request, texts: list[str], explain: str, steps: int) -> list[Classified]:
-    """The texts classified: integrated gradients (and the "why" built on them) on the explainer's queue, the rest in
-    the shared passes of the batcher (either dropped if the client leaves first); gradient × input after the
-    prediction, when asked."""
-    if explain in ("ig", "why"):
-        return await outcome(svc.predictor.start_ig(texts, steps, explain), request)
-    predictions = await outcome(svc.predictor.start_classify(texts), request)
-    if explain == "grad":
-        return await run_in_threadpool(svc.predictor.with_importance, predictions)
-    return [Classified(p) for p in predictions]
+def explained(svc: Service, request: Request, explain: str, steps: int) -> Classify:
+    """How a JSON route classifies its texts: integrated gradients (and the "why" built on them) on the explainer's
+    queue, the rest in the shared passes of the batcher (either dropped if the client leaves first); gradient ×
+    input after the prediction, when asked."""
+
+    async def classify(texts: list[str]) -> list[Classified]:
+        if explain in ("ig", "why"):
+            return await outcome(svc.predictor.start_ig(texts, steps, explain), request)
+        predictions = await outcome(svc.predictor.start_classify(texts), request)
+        if explain == "grad":
+            return await run_in_threadpool(svc.predictor.with_importance, predictions)
+        return [Classified(p) for p in predictions]
+
+    return classify
 
 
 @router.post("/api/classify", response_model=ClassifyResult, tags=["classify"])
@@ -100,15 +103,13 @@ async def classify(body: ClassifyRequest, svc: Svc, request: Request, who: Who) 
     """Labels, per-label probabilities, urgency and per-word importance of one complaint; saved when ``save``."""
     complaints = [(body.text, body.record(svc.zone))]
     may_save(who, body.save, complaints)
-    once = await run_in_threadpool(idempotency.once_for, svc.store, request, who, body.save, body.model_dump_json())
-    if isinstance(once, SavedAnswer):
-        return idempotency.response(once)
-    done = await classified(svc, request, [body.text], body.explain, body.steps)
 
     def render(answers: list[dict]) -> tuple[str, str]:
         return ClassifyResult.model_validate(answers[0]).model_dump_json(), JSON
 
-    return await run_in_threadpool(respond, svc, request, done, complaints, once, render)
+    asked = (body.model_dump_json(),)
+    return await classify_and_answer(svc, request, who, body.save, asked, complaints,
+                                     explained(svc, request, body.explain, body.steps), render)  # fmt: skip
 
 
 @router.post("/api/classify/batch", response_model=BatchResult, tags=["classify"])
@@ -124,22 +125,20 @@ async def classify_batch(body: BatchRequest, svc: Svc, request: Request, who: Wh
         said = "; ".join(f"items[{i}]: {why}" for i, why in sorted(refused.items()))
         raise ApiError(422, f"no item of the batch can be saved: {said}")
     refusals = [{"index": i, "error": why} for i, why in sorted(refused.items())]
-    once = await run_in_threadpool(idempotency.once_for, svc.store, request, who, body.save, body.model_dump_json())
-    if isinstance(once, SavedAnswer):
-        return idempotency.response(once)
-    done = await classified(svc, request, [t for t, _ in complaints], body.explain, body.steps)
 
     def render(answers: list[dict]) -> tuple[str, str]:
         answer = {"count": len(answers), "results": answers, "refused": refusals}
         return BatchResult.model_validate(answer).model_dump_json(), JSON
 
-    return await run_in_threadpool(respond, svc, request, done, complaints, once, render)
+    asked = (body.model_dump_json(),)
+    return await classify_and_answer(svc, request, who, body.save, asked, complaints,
+                                     explained(svc, request, body.explain, body.steps), render)  # fmt: skip
 
 
 @router.post(
     "/api/classify/csv", response_model=CsvResult, tags=["classify"], responses={200: {"content": {"text/csv": {}}}}
 )
-def classify_csv(
+async def classify_csv(
     svc: Svc,
     request: Request,
     who: Who,
@@ -160,9 +159,9 @@ def classify_csv(
     """Classify every row of an uploaded CSV file; a row that cannot be read (or, saving, that the caller may not
     save) refuses the whole file, naming its line — or, with ``partial``, is left out and listed in ``refused``."""
     name = file.filename or "the upload"
-    data = file.file.read(csv_io.MAX_CSV_BYTES + 1)
+    data = await file.read(csv_io.MAX_CSV_BYTES + 1)
     try:
-        upload = csv_io.read_upload(data, name, svc.zone)
+        upload = await run_in_threadpool(csv_io.read_upload, data, name, svc.zone)
     except csv_io.CsvUploadError as e:
         raise ApiError(422, str(e)) from None
     if upload.problems and partial != "true":
@@ -179,10 +178,9 @@ def classify_csv(
     refusals = [{"line": line, "error": why} for line, why in sorted(refused.items())]
     headers = {"Content-Disposition": attachment(f"{Path(name).stem or 'complaints'}-classified.csv")}
     asked = (name, save, partial, format, str(with_csv), data)
-    once = idempotency.once_for(svc.store, request, who, save == "true", *asked)
-    if isinstance(once, SavedAnswer):
-        return idempotency.response(once, headers if format == "csv" else None)
-    done = svc.predictor.classify([t for t, _ in complaints], "none", 0)
+
+    async def classify(texts: list[str]) -> list[Classified]:  # waited for in full, the client gone or not
+        return await run_in_threadpool(svc.predictor.classify, texts, "none", 0)
 
     def render(results: list[dict]) -> tuple[str, str]:
         for r, row in zip(results, rows):
@@ -195,7 +193,8 @@ def classify_csv(
                   "left_out_columns": upload.left_out}  # fmt: skip
         return CsvResult.model_validate(answer).model_dump_json(), JSON
 
-    return respond(svc, request, done, complaints, once, render, headers if format == "csv" else None)
+    return await classify_and_answer(svc, request, who, save == "true", asked, complaints, classify, render,
+                                     headers if format == "csv" else None)  # fmt: skip
 
 
 def refusal_of_all(name: str, refused: dict[int, str]) -> str:
@@ -424,7 +423,7 @@ def change_complaint(
         raise ApiError(403, "only an account of every district may take a complaint out of its district")
     if body.labels is not None:
         change.labels = checked_labels(body.labels, svc.predictor.labels)
-        change.urgency = (urgency(change.labels) if svc.predictor.pipeline.has_urgency else None) or "low"
+        change.urgency = svc.predictor.pipeline.log_urgency(change.labels)
     by = actor(who, body.by, officer)
     try:
         changed = svc.store.update(complaint_id, change, by, who.scope)
@@ -500,10 +499,10 @@ def health(svc: Svc, request: Request) -> dict:
 @router.get("/api/labels", tags=["service"])
 def labels(svc: Svc) -> list[dict]:
     """The model's labels, each with its definition and the urgency it gives a complaint on its own."""
-    graded = svc.predictor.pipeline.has_urgency
+    pipeline = svc.predictor.pipeline
     return [
-        {"label": label, "definition": DEFINITIONS.get(label, ""), "urgency": urgency([label]) if graded else None}
-        for label in svc.predictor.labels
+        {"label": label, "definition": DEFINITIONS.get(label, ""), "urgency": pipeline.urgency_of([label])}
+        for label in pipeline.labels
     ]
 
 

@@ -121,11 +121,12 @@ def certainty(prediction: Prediction, thresholds: list[float] | None) -> float:
 
 def new_complaint(predictor: Predictor, prediction: Prediction, record: Record) -> NewComplaint:
     """What the log saves for a classified complaint with its record."""
-    # a model of another label set has no urgency: the log ranks its complaints with the low ones
+    pipeline = predictor.pipeline
     return NewComplaint(
-        prediction.text, prediction.labels, prediction.probabilities, prediction.urgency or "low", predictor.version,
-        record.school, prediction.review_reasons, record.udise, record.district, record.block, record.incident_at,
-        record.channel, record.reporter_phone, record.extra, certainty(prediction, predictor.pipeline.thresholds()),
+        prediction.text, prediction.labels, prediction.probabilities, pipeline.log_urgency(prediction.labels),
+        predictor.version, record.school, prediction.review_reasons, record.udise, record.district, record.block,
+        record.incident_at, record.channel, record.reporter_phone, record.extra,
+        certainty(prediction, pipeline.thresholds()),
     )  # fmt: skip
 
 

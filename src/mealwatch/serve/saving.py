@@ -1,6 +1,8 @@
 """The one way the service saves classified complaints, whichever route classified them.
 
-``respond`` turns a route's classified complaints into its answer. For a save it writes, in one transaction
+``classify_and_answer`` is what every classifying route (one complaint, a batch, a CSV upload) ends in: a retry of
+a request already saved is answered from the log without classifying again; otherwise the route's ``classify``
+runs and ``respond`` turns its classified complaints into the answer. For a save it writes, in one transaction
 (``ComplaintLog.add_many_once``): the complaints, the audit line naming them (with accounts on), the mark that
 their alert check is due, and the answer itself under the request's ``Idempotency-Key``, so that a retry replays
 it. Nothing touches the log after that commit: the alert rules are checked off the response path
@@ -14,10 +16,11 @@ complaints of their districts).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from ..log import LogUnavailable, SavedAnswer
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 RECOVERY_S = 5.0
 #: what a route renders its answers into: (body, media type)
 Render = Callable[[list[dict[str, Any]]], tuple[str, str]]
+#: how a route classifies its texts (in order): the shared passes, an explanation's queue
+Classify = Callable[[list[str]], Awaitable[list[Classified]]]
 
 
 def result(c: Classified, record: Record, version: str, complaint_id: int | None = None) -> dict[str, Any]:
@@ -85,6 +90,27 @@ def may_save(
         raise ApiError(first.status, "; ".join(named) + more + ": nothing was saved (send partial=true to save "
                        "the others)")  # fmt: skip
     return {i: e.message for i, e in refused.items()}
+
+
+async def classify_and_answer(
+    svc: Service,
+    request: Request,
+    who: Principal,
+    save: bool,
+    asked: tuple[str | bytes, ...],
+    complaints: list[tuple[str, Record]],
+    classify: Classify,
+    render: Render,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """The answer to a classifying route's (text, record) pairs, saved when ``save`` (``may_save`` already passed):
+    a retry of a request saved before (its ``Idempotency-Key``, what it ``asked`` the same) gets the stored answer,
+    nothing classified again; else the texts are classified by ``classify`` and answered by ``respond``."""
+    once = await run_in_threadpool(idempotency.once_for, svc.store, request, who, save, *asked)
+    if isinstance(once, SavedAnswer):
+        return idempotency.response(once, headers)
+    done = await classify([text for text, _ in complaints])
+    return await run_in_threadpool(respond, svc, request, done, complaints, once, render, headers)
 
 
 def respond(
