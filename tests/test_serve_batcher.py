@@ -366,6 +366,45 @@ def test_serve_command_refuses_bad_batching_flags_in_one_line(capsys):
     assert "argument --batch-wait-ms: invalid float value: 'soon'" in capsys.readouterr().err
 
 
+def test_create_app_refuses_a_bad_option_in_one_line_before_opening_the_log(tmp_path):
+    from datetime import timedelta
+
+    from mealwatch.serve import StartError
+    from mealwatch.serve.auth import AccountSettings
+
+    db = tmp_path / "log.db"
+    cases = [
+        ({"max_batch": 0}, "max-batch", "--max-batch must be at least 1, not 0"),
+        ({"batch_wait_s": 2.0}, "batch-wait-ms", "--batch-wait-ms must be between 0 and 1000 milliseconds, not 2000"),
+        ({"batch_wait_s": float("nan")}, "batch-wait-ms", "--batch-wait-ms must be between 0 and 1000 milliseconds"),
+        ({"batch_tokens": -5}, "batch-tokens", "--batch-tokens must be at least 1, not -5"),
+        ({"account_settings": AccountSettings(idle=timedelta(0))}, "session-idle-minutes",
+         "--session-idle-minutes and --session-hours must be above 0"),
+        ({"account_settings": AccountSettings(absolute=timedelta(hours=-1))}, "session-idle-minutes",
+         "--session-idle-minutes and --session-hours must be above 0"),
+        ({"timezone": "Mars/Base"}, "timezone", "--timezone: unknown time zone 'Mars/Base': give an IANA name"),
+    ]  # fmt: skip
+    for options, option, message in cases:
+        with pytest.raises(StartError) as refused:
+            create_app(tmp_path / "no-model", db, **options)
+        assert refused.value.option == option
+        assert str(refused.value).startswith(message), str(refused.value)
+    assert not db.exists()  # refused before the log was opened (or created)
+
+
+def test_serve_command_refuses_session_lifetimes_that_are_not_above_0(capsys):
+    from mealwatch.cli import main
+
+    above_0 = "--session-idle-minutes and --session-hours must be above 0"
+    for flags, said in [
+        (["--session-idle-minutes", "0"], above_0),
+        (["--session-hours", "-2"], above_0),
+        (["--session-hours", "nan"], above_0.replace("above 0", "numbers above 0, not 30 and nan")),
+    ]:  # fmt: skip
+        assert main(["serve", *flags]) == 2
+        assert said in capsys.readouterr().err
+
+
 def test_token_counts_are_the_pieces_the_model_reads():
     pipeline = tiny_classifier(0)
     texts = ["ok", DIFFERENT_LENGTHS[3], DIFFERENT_LENGTHS[2], "worms 🙁 in the rice"]

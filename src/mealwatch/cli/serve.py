@@ -231,19 +231,36 @@ def first_admin(log, db: str) -> None:
     print(f"added admin {user['name']!r} for every district")
 
 
+def session_settings(args: argparse.Namespace):
+    """The sessions' lifetimes and TLS as the command line sets them (``serve.auth.AccountSettings``); UserError for
+    a lifetime that is no number of minutes or hours."""
+    from datetime import timedelta
+
+    from mealwatch.cli import UserError
+    from mealwatch.serve.auth import AccountSettings
+
+    try:
+        idle, absolute = timedelta(minutes=args.session_idle_minutes), timedelta(hours=args.session_hours)
+    except (ValueError, OverflowError):  # NaN, infinite, or past timedelta's ends
+        raise UserError(
+            "--session-idle-minutes and --session-hours must be numbers above 0, not "
+            f"{args.session_idle_minutes:g} and {args.session_hours:g}"
+        ) from None
+    return AccountSettings(idle=idle, absolute=absolute, tls_proxy=args.tls_proxy)
+
+
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
+    from mealwatch.serve.startup import StartError, checked_batching, checked_sessions
 
     if not 1 <= args.port <= 65535:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")
-    if args.max_batch < 1:
-        raise UserError("--max-batch must be at least 1")
-    if not 0 <= args.batch_wait_ms <= 1000:
-        raise UserError(f"--batch-wait-ms must be between 0 and 1000 milliseconds, not {args.batch_wait_ms:g}")
-    if args.batch_tokens < 1:
-        raise UserError(f"--batch-tokens must be at least 1, not {args.batch_tokens}")
-    if args.session_idle_minutes <= 0 or args.session_hours <= 0:
-        raise UserError("--session-idle-minutes and --session-hours must be above 0")
+    sessions = session_settings(args)
+    try:  # create_app's checks of these options (serve/startup.py), before the log is opened or a model loaded
+        checked_batching(args.max_batch, args.batch_wait_ms / 1000, args.batch_tokens)
+        checked_sessions(sessions)
+    except StartError as e:
+        raise UserError(str(e)) from None
     listen = listen_settings(args)
     accounts = check_accounts(args)
     trusted = check_remote(args.host, args.allow_remote, args.trusted_host, accounts)
@@ -256,23 +273,12 @@ def run(args: argparse.Namespace) -> int:
 
     from mealwatch.log import redact
     from mealwatch.runs import resolve_model
-    from mealwatch.serve import StartError, create_app
+    from mealwatch.serve import create_app
     from mealwatch.serve.listening import raise_fd_limit, server_options
 
     model_dir = resolve_model(args.model)
-    from mealwatch.runs import default_log_path
-
-    args.db = args.db or str(default_log_path())
-    from datetime import timedelta
-
     from mealwatch.cli import speed_options
-    from mealwatch.serve.auth import AccountSettings
 
-    sessions = AccountSettings(
-        idle=timedelta(minutes=args.session_idle_minutes),
-        absolute=timedelta(hours=args.session_hours),
-        tls_proxy=args.tls_proxy,
-    )
     try:  # the start-up checks are create_app's (serve/startup.py): the options, then the log, then the model
         app = create_app(model_dir, args.db, max_batch=args.max_batch, batch_wait_s=args.batch_wait_ms / 1000,
                          batch_tokens=args.batch_tokens, speed=speed_options(args), timezone=args.timezone,
@@ -280,7 +286,7 @@ def run(args: argparse.Namespace) -> int:
                          accounts=accounts or None, account_settings=sessions,
                          search=None if args.search == "off" else args.search)  # fmt: skip
     except StartError as e:
-        raise UserError(f"--{e.option}: {e}") from None
+        raise UserError(str(e)) from None
     service = app.state.service
     from mealwatch.checksums import DIGEST_FILE
 

@@ -30,7 +30,15 @@ from .errors import install as install_error_handlers
 from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S
 from .predictor import Predictor
 from .security import LOOPBACK_HOSTS, SecurityMiddleware
-from .startup import StartError, checked_log, checked_rules, checked_url, checked_zone
+from .startup import (
+    StartError,
+    checked_batching,
+    checked_log,
+    checked_rules,
+    checked_sessions,
+    checked_url,
+    checked_zone,
+)
 from ..log import ComplaintLog, StoreError
 
 
@@ -73,6 +81,8 @@ def create_app(
     """
     # the start-up checks (``startup``): the options, then the log, before a model thread is running
     zone, rules, alert_url = checked_zone(timezone), checked_rules(alert_rules), checked_url(alert_url)
+    checked_batching(max_batch, batch_wait_s, batch_tokens)
+    sessions = checked_sessions(account_settings or AccountSettings())
     owned = predictor is None
     if db_path is None:
         from ..runs import default_log_path
@@ -97,7 +107,7 @@ def create_app(
             raise
     webhook = Webhook(alert_url) if alert_url else None
     enabled = store.has_users() if accounts is None else accounts
-    config = replace(account_settings or AccountSettings(), enabled=enabled, follow_log=accounts is None)
+    config = replace(sessions, enabled=enabled, follow_log=accounts is None)
 
     alerts = AlertWorker(AlertEngine(store, rules, webhook)).start()  # first: what an earlier run left due
     try:
@@ -165,7 +175,7 @@ def search_worker(
         try:
             vectors = SentenceVectors.pretrained(search)
         except (CheckpointError, OSError, ValueError) as e:
-            raise StartError("search", f"{e} (give e5, model, off or an encoder folder)") from None
+            raise StartError("search", f"--search: {e} (give e5, model, off or an encoder folder)") from None
     else:
         vectors = search
     engine = Search(store, vectors, rule=grouping or DEFAULT_RULE)
