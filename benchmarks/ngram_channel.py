@@ -21,15 +21,6 @@ import torch
 DEFAULT_PATTERN = r"(?u)\b\w\w+\b"
 
 
-def macro_f1(targets: np.ndarray, probabilities: np.ndarray, thresholds, multi_label: bool) -> float:
-    from sklearn.metrics import f1_score
-
-    from mealwatch.decisions import as_targets, decide
-
-    decided = as_targets(decide(probabilities, multi_label=multi_label, thresholds=thresholds), multi_label)
-    return float(f1_score(targets, decided, average="macro", zero_division=0))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True, help="a model folder trained on the bundled complaints")
@@ -38,6 +29,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     from mealwatch import ngram_channel
+    from mealwatch.decisions import macro_f1
     from mealwatch.data import read_splits
     from mealwatch.ngram_training import choose_weight, fit_ngram_channel
     from mealwatch.pipeline import Pipeline
@@ -51,7 +43,7 @@ def main() -> None:
     targets, scripts = validation.targets(), np.array(validation.scripts())
     print(f"model {args.model}; validation {len(validation)} texts")
     print(f"encoder alone (its own thresholds): validation macro-F1 "
-          f"{macro_f1(targets, encoder, thresholds, pipeline.multi_label):.4f}")  # fmt: skip
+          f"{macro_f1(encoder, targets, multi_label=pipeline.multi_label, thresholds=thresholds):.4f}")  # fmt: skip
     print("| word pattern | channel alone | fused, by weight | chosen weight | fused, by script |")
     print("|---|---|---|---:|---|")
     for name, pattern in (("scikit-learn default", DEFAULT_PATTERN), ("Devanagari-aware", ngram_channel.WORD_PATTERN)):
@@ -63,8 +55,9 @@ def main() -> None:
         ngram = channel.probabilities(validation.texts)  # (N, L)
         choice = choose_weight(encoder, ngram, targets, pipeline.multi_label)
         fused = ngram_channel.fuse(encoder, ngram, choice.weight)
+        multi, chosen = pipeline.multi_label, choice.thresholds
         by_script = ", ".join(
-            f"{s} {macro_f1(targets[scripts == s], fused[scripts == s], choice.thresholds, pipeline.multi_label):.4f}"
+            f"{s} {macro_f1(fused[scripts == s], targets[scripts == s], multi_label=multi, thresholds=chosen):.4f}"
             for s in sorted(set(scripts))
         )
         per_weight = ", ".join(f"{w:g}: {f:.4f}" for w, f in choice.scores.items())

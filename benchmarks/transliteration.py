@@ -53,15 +53,15 @@ def feature_sets() -> dict[str, tuple]:
 
 def decided(probabilities: np.ndarray, thresholds, multi_label: bool) -> np.ndarray:
     """(N, L) 0/1 decisions (multi-label) or (N,) label indices, by mealwatch's decision rule."""
-    from mealwatch.decisions import as_targets, decide
+    from mealwatch.decisions import decided_targets
 
-    return as_targets(decide(probabilities, multi_label=multi_label, thresholds=thresholds), multi_label)
+    return decided_targets(probabilities, multi_label=multi_label, thresholds=thresholds)
 
 
 def macro_f1(targets: np.ndarray, predicted: np.ndarray) -> float:
-    from sklearn.metrics import f1_score
+    from mealwatch.decisions import targets_macro_f1
 
-    return float(f1_score(targets, predicted, average="macro", zero_division=0))
+    return targets_macro_f1(targets, predicted)
 
 
 def one_hot(values: np.ndarray, n_labels: int) -> np.ndarray:
@@ -129,7 +129,7 @@ def on_bundled(args: argparse.Namespace) -> None:
     from mealwatch.ngram_channel import fuse
     from mealwatch.ngram_training import choose_weight, fit_ngram_channel
     from mealwatch.pipeline import Pipeline
-    from mealwatch.training import tune_thresholds
+    from mealwatch.decisions import tune_thresholds
 
     splits = load_training_data(None)
     train = with_renderings(splits["train"], default_parallel(splits))

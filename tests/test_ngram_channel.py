@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from mealwatch import Encoder, EncoderConfig
-from mealwatch.baselines import _probabilities, tuned_logistic
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.data import Dataset, Example
 from mealwatch.ngram_channel import (
@@ -22,7 +21,13 @@ from mealwatch.ngram_channel import (
     NgramChannel,
     fuse,
 )
-from mealwatch.ngram_training import WEIGHT_GRID, choose_weight, fit_ngram_channel
+from mealwatch.ngram_training import (
+    WEIGHT_GRID,
+    choose_weight,
+    fit_ngram_channel,
+    logistic_probabilities,
+    tuned_logistic,
+)
 from mealwatch.pipeline import Pipeline
 from mealwatch.romanise import fold_spelling, romanise_text
 from mealwatch.transformer import CheckpointError
@@ -89,7 +94,7 @@ def test_channel_equals_sklearn_tfidf_and_logistic_regression(multi_label, block
     assert [b.view for b in channel.blocks] == [spec.view for spec in blocks]
     features, model = sklearn_reference(train, validation, folded if blocks == FEATURES else lambda t: t)
     np.testing.assert_allclose(channel.features(TEXTS).toarray(), features.transform(TEXTS).toarray(), atol=1e-12)
-    expected = _probabilities(model, features.transform(TEXTS), len(LABELS))  # (N, L)
+    expected = logistic_probabilities(model, features.transform(TEXTS), len(LABELS))  # (N, L)
     np.testing.assert_allclose(channel.probabilities(TEXTS), expected, rtol=0, atol=1e-9)
     if not multi_label:
         np.testing.assert_allclose(channel.probabilities(TEXTS).sum(axis=1), 1.0)
@@ -102,7 +107,7 @@ def test_a_label_missing_from_single_label_training_gets_probability_zero():
     probs = channel.probabilities(TEXTS)
     assert probs[:, LABELS.index("other")].max() < 1e-10
     features, model = sklearn_reference(train, validation)
-    np.testing.assert_allclose(probs, _probabilities(model, features.transform(TEXTS), len(LABELS)), atol=1e-9)
+    np.testing.assert_allclose(probs, logistic_probabilities(model, features.transform(TEXTS), len(LABELS)), atol=1e-9)
 
 
 def test_binary_single_label_data_becomes_softmax_over_two_rows():

@@ -11,8 +11,8 @@ from mealwatch.review import MARGIN_GRID
 
 from mealwatch import Encoder
 from mealwatch.data import Dataset, Example
+from mealwatch.decisions import THRESHOLD_GRID
 from mealwatch.training import (
-    THRESHOLD_GRID,
     TrainingArguments,
     build_pipeline,
     length_buckets,
@@ -20,7 +20,6 @@ from mealwatch.training import (
     make_optimizer,
     share_of_batch,
     train,
-    tune_thresholds,
 )
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread (tests/conftest.py)
@@ -198,14 +197,6 @@ def test_class_weights():
     torch.testing.assert_close(loss_function(single, False, 3, "auto").weight, torch.tensor([8 / 18, 8 / 3, 8 / 3]))
     assert loss_function(np.array([0, 1, 2]), False, 3, "auto").weight is None
     torch.testing.assert_close(loss_function(np.array([0, 1, 2]), False, 3, "on").weight, torch.ones(3))
-
-
-def test_tune_thresholds_picks_each_labels_best_f1():
-    probs = np.array([[0.9, 0.2], [0.7, 0.35], [0.62, 0.1], [0.3, 0.8]])
-    targets = np.array([[1, 1], [1, 1], [0, 0], [0, 1]])
-    # label 0: only 0.65/0.70 separates the positives (0.9, 0.7) from 0.62; ties go nearest 0.5 -> 0.65
-    # label 1: any threshold in (0.1, 0.2] keeps all three positives and drops 0.1 -> 0.15 and 0.2; 0.2 is nearer 0.5
-    assert tune_thresholds(probs, targets) == [0.65, 0.2]
 
 
 def test_learning_rate_warms_up_then_decays_to_zero(tiny_encoder_dir):

@@ -11,7 +11,7 @@ on test with the same report:
 The logistic regressions get what the fine-tuned model gets: balanced class weights, their
 C chosen by validation macro-F1, and — for multi-label data — per-label thresholds tuned on
 validation with the training loop's grid and the classifier's rule (labels reaching their
-threshold; none: the most probable one).
+threshold; none: the most probable one): ``ngram_training.tuned_logistic``, the n-gram channel's own fit.
 """
 
 from __future__ import annotations
@@ -24,13 +24,12 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset
-from .decisions import as_targets, decide
+from .decisions import decided_targets
 from .evaluation import EvaluationReport, evaluate_predictions
+from .ngram_training import logistic_probabilities, tuned_logistic
 
 #: the baselines ``compare`` knows, in table order
 BASELINES = ("tfidf", "frozen", "scratch", "finetune")
-#: inverse regularisation strengths tried for the logistic regressions
-C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 
 @dataclass
@@ -52,55 +51,6 @@ class BaselineResult:
             "train_seconds": self.train_seconds, "texts_per_second": self.texts_per_second,
             "detail": self.detail, "report": self.report.to_dict(),
         }  # fmt: skip
-
-
-def _logistic(C: float, multi_label: bool, scale: bool) -> Any:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.multiclass import OneVsRestClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    if multi_label:  # one binary problem per label: liblinear is many times faster than lbfgs there
-        model: Any = OneVsRestClassifier(LogisticRegression(C=C, class_weight="balanced", solver="liblinear"))
-    else:
-        model = LogisticRegression(C=C, class_weight="balanced", max_iter=3000)
-    return make_pipeline(StandardScaler(), model) if scale else model
-
-
-def _probabilities(model: Any, X: Any, n_labels: int) -> np.ndarray:
-    """(N, L) probabilities in label-set order (a label absent from train scores 0)."""
-    probs = model.predict_proba(X)
-    if probs.shape[1] == n_labels:
-        return probs
-    out = np.zeros((probs.shape[0], n_labels))  # single-label data whose train split lacks some labels
-    out[:, model.classes_] = probs
-    return out
-
-
-def tuned_logistic(
-    X_train: Any, train: Dataset, X_val: Any, validation: Dataset, scale: bool
-) -> tuple[Any, list | None, str]:
-    """Logistic regression with C (and multi-label thresholds) chosen by validation macro-F1."""
-    from sklearn.metrics import f1_score
-
-    from .training import tune_thresholds
-
-    y_train, y_val = train.targets(), validation.targets()
-    n_labels = len(train.label_set)
-    best: tuple[float, Any, list | None, float] | None = None
-    for C in C_GRID:
-        model = _logistic(C, train.multi_label, scale).fit(X_train, y_train)
-        probs = _probabilities(model, X_val, n_labels)  # (N, L)
-        thresholds = tune_thresholds(probs, y_val) if train.multi_label else None
-        decided = as_targets(decide(probs, multi_label=train.multi_label, thresholds=thresholds), train.multi_label)
-        score = f1_score(y_val, decided, average="macro", zero_division=0)
-        if best is None or score > best[0]:
-            best = (score, model, thresholds, C)
-    score, model, thresholds, C = best
-    detail = f"C={C:g} (validation macro-F1 {score:.3f})"
-    if train.multi_label:
-        detail += ", per-label thresholds tuned on validation"
-    return model, thresholds, detail
 
 
 def _score(
@@ -132,8 +82,8 @@ def tfidf_baseline(splits: Mapping[str, Dataset], seed: int = 0) -> BaselineResu
     train_seconds = time.perf_counter() - started
 
     def predict(texts: list[str]) -> np.ndarray:
-        probs = _probabilities(model, features.transform(texts), len(train.label_set))
-        return as_targets(decide(probs, multi_label=train.multi_label, thresholds=thresholds), train.multi_label)
+        probs = logistic_probabilities(model, features.transform(texts), len(train.label_set))
+        return decided_targets(probs, multi_label=train.multi_label, thresholds=thresholds)
 
     return _score("TF-IDF + logistic regression", test, predict, train_seconds, detail, seed)
 
@@ -159,8 +109,8 @@ def frozen_baseline(
     train_seconds = time.perf_counter() - started
 
     def predict(texts: list[str]) -> np.ndarray:
-        probs = _probabilities(model, embed(texts), len(train.label_set))
-        return as_targets(decide(probs, multi_label=train.multi_label, thresholds=thresholds), train.multi_label)
+        probs = logistic_probabilities(model, embed(texts), len(train.label_set))
+        return decided_targets(probs, multi_label=train.multi_label, thresholds=thresholds)
 
     name = f"frozen encoder ({pooling} pooling) + logistic regression"
     return _score(name, test, predict, train_seconds, f"{pooling} pooling, {detail}", seed)

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from .decisions import encode_labels
@@ -42,6 +42,20 @@ SPLIT_NAMES = ("train", "validation", "test")
 SCRIPT_COLUMN = "script"
 LANGUAGE_COLUMN = "language"
 SUFFIXES = (".csv", ".jsonl")
+
+
+class LabelledTexts(Protocol):
+    """What training and the n-gram channel's fitting need from a dataset (``Dataset`` has it)."""
+
+    texts: list[str]
+    label_set: list[str]
+    multi_label: bool
+
+    def targets(self) -> np.ndarray: ...
+
+    def scripts(self) -> list[str]: ...
+
+    def languages(self) -> list[str]: ...
 
 
 class DataError(ValueError):

@@ -5,7 +5,7 @@ different piece sequences to an encoder pre-trained on English, but share most o
 n-grams; so do "khichdi"/"khichri" and a Devanagari word and its inflections. The channel is a linear
 model over TF-IDF features of word 1-2-grams (a word keeps its Devanagari vowel signs) and character
 2-5-grams (``char_wb``: n-grams inside word boundaries), fitted on the training split with the TF-IDF
-baseline's own rule (``baselines.tuned_logistic``: balanced class weights, C chosen by validation
+baseline's own rule (``ngram_training.tuned_logistic``: balanced class weights, C chosen by validation
 macro-F1). Its probabilities are fused with the encoder's:
 
     x      = [ l2(tf · idf)_word ; l2(tf · idf)_char ]      tf = 1 + log(count)   (F,)

@@ -1,14 +1,14 @@
 """Fitting the n-gram channel (``ngram_channel``) and choosing its fusion weight on validation; the same choice
 for the Devanagari view of romanised Hindi (``transliteration``).
 
-The channel is fitted with the TF-IDF baseline's rule (``baselines.tuned_logistic``: balanced class
-weights, C chosen by validation macro-F1); the weight w of
+The channel is fitted by ``tuned_logistic`` (balanced class weights, C chosen by validation macro-F1 — the rule
+the TF-IDF and frozen-encoder baselines reuse from here); the weight w of
 
     p = (1 − w) · p_encoder + w · p_ngram
 
-is the one in ``WEIGHT_GRID`` whose fused validation probabilities give the best macro-F1 (multi-label:
-with the thresholds tuned on them, as training tunes them); ties go to the smaller weight, so a channel
-that adds nothing is not kept.
+is the one in ``WEIGHT_GRID`` whose fused validation probabilities give the best macro-F1 (multi-label: with
+the thresholds tuned on them, as training tunes them: ``decisions.tuned_macro_f1``); ties go to the smaller
+weight, so a channel that adds nothing is not kept.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .decisions import tuned_macro_f1
 from .ngram_channel import FEATURES, BlockSpec, FeatureBlock, NgramChannel, fuse, view_of
 
 if TYPE_CHECKING:
     from .pipeline import Pipeline
-    from .training import LabelledTexts
+    from .data import LabelledTexts
 
 #: the fusion weights tried on validation (ties go to the smaller weight: the encoder alone first)
 WEIGHT_GRID = tuple(round(0.1 * k, 1) for k in range(9))
@@ -31,6 +32,8 @@ WEIGHT_GRID = tuple(round(0.1 * k, 1) for k in range(9))
 VIEW_GRID = tuple(round(0.1 * k, 1) for k in range(11))
 #: logit given to a label the training split never showed (single-label data): probability ~0
 ABSENT_LOGIT = -30.0
+#: inverse regularisation strengths tried for the logistic regressions (the channel's and the baselines')
+C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 
 def fit_ngram_channel(
@@ -42,8 +45,6 @@ def fit_ngram_channel(
     """The channel fitted on ``train`` (vocabularies, idf, logistic regression with C chosen on ``validation``);
     ``features``: the blocks to fit."""
     from sklearn.feature_extraction.text import TfidfVectorizer
-
-    from .baselines import tuned_logistic
 
     blocks, viewed = [], {}
     for spec in features:
@@ -64,6 +65,50 @@ def fit_ngram_channel(
     channel.weight, channel.bias = linear_layer(model, len(channel.labels), train.multi_label)
     channel.detail = detail
     return channel
+
+
+def _logistic(C: float, multi_label: bool, scale: bool) -> Any:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if multi_label:  # one binary problem per label: liblinear is many times faster than lbfgs there
+        model: Any = OneVsRestClassifier(LogisticRegression(C=C, class_weight="balanced", solver="liblinear"))
+    else:
+        model = LogisticRegression(C=C, class_weight="balanced", max_iter=3000)
+    return make_pipeline(StandardScaler(), model) if scale else model
+
+
+def logistic_probabilities(model: Any, X: Any, n_labels: int) -> np.ndarray:
+    """(N, L) probabilities in label-set order (a label absent from train scores 0)."""
+    probs = model.predict_proba(X)
+    if probs.shape[1] == n_labels:
+        return probs
+    out = np.zeros((probs.shape[0], n_labels))  # single-label data whose train split lacks some labels
+    out[:, model.classes_] = probs
+    return out
+
+
+def tuned_logistic(
+    X_train: Any, train: "LabelledTexts", X_val: Any, validation: "LabelledTexts", scale: bool
+) -> tuple[Any, list | None, str]:
+    """Logistic regression with C (and multi-label thresholds) chosen by validation macro-F1."""
+    y_train, y_val = train.targets(), validation.targets()
+    n_labels = len(train.label_set)
+    best: tuple[float, Any, list | None, float] | None = None
+    for C in C_GRID:
+        model = _logistic(C, train.multi_label, scale).fit(X_train, y_train)
+        probs = logistic_probabilities(model, X_val, n_labels)  # (N, L)
+        tuned = tuned_macro_f1(probs, y_val, multi_label=train.multi_label)
+        score, thresholds = tuned.macro_f1, tuned.thresholds
+        if best is None or score > best[0]:
+            best = (score, model, thresholds, C)
+    score, model, thresholds, C = best
+    detail = f"C={C:g} (validation macro-F1 {score:.3f})"
+    if train.multi_label:
+        detail += ", per-label thresholds tuned on validation"
+    return model, thresholds, detail
 
 
 def linear_layer(model: Any, n_labels: int, multi_label: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -116,20 +161,14 @@ def choose_weight(
 ) -> FusionChoice:  # fmt: skip
     """The weight in ``grid`` whose fused validation probabilities score the best macro-F1
     (multi-label: with thresholds tuned on them, as training does); ties go to the smaller weight."""
-    from sklearn.metrics import f1_score
-
-    from .decisions import as_targets, decide
-    from .training import tune_thresholds
-
     scores: dict[float, float] = {}
     best: FusionChoice | None = None
     for w in grid:
         fused = fuse(encoder_probabilities, ngram_probabilities, w)  # (N, L)
-        thresholds = tune_thresholds(fused, targets) if multi_label else None
-        decided = as_targets(decide(fused, multi_label=multi_label, thresholds=thresholds), multi_label)
-        scores[w] = float(f1_score(targets, decided, average="macro", zero_division=0))
+        tuned = tuned_macro_f1(fused, targets, multi_label=multi_label)
+        scores[w] = tuned.macro_f1
         if best is None or scores[w] > scores[best.weight] + 1e-12:
-            best = FusionChoice(w, thresholds, scores, probabilities=fused)
+            best = FusionChoice(w, tuned.thresholds, scores, probabilities=fused)
     assert best is not None
     return best
 

@@ -8,8 +8,9 @@ A prediction ``needs_review`` when any of these holds, each with a reason a pers
   unreadable when it became the unknown token (``[UNK]``, ``<unk>``) or was cut into single letters
   (what an English WordPiece vocabulary does to Devanagari); the piece markers (WordPiece's ``##``,
   SentencePiece's ``▁``) and the unknown token are the tokenizer's own;
-- **close call**: a label's probability lies within ``margin`` of its threshold (just in or just out),
-  or, single-label, the two most probable labels are within ``margin`` of each other;
+- **close call**: the prediction's ``decisions.certainty`` is below ``margin``: a label's probability lies within
+  ``margin`` of its threshold (just in or just out), or, single-label, the two most probable labels are within
+  ``margin`` of each other;
 - **language**: the text is written in a language where the model's measured quality is low (its validation
   macro-F1 below ``min_language_f1``) or was never measured (no validation rows in it).
 
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .decisions import certainty
 from .languages import LANGUAGES, UNDETERMINED
 
 #: the margins ``choose_margin`` tries
@@ -121,19 +123,18 @@ def reasons(
     if unreadable > policy.max_unreadable:
         out.append(f"{unreadable:.0%} of the words are unreadable to this model's vocabulary "
                    "(unknown or cut into single letters)")  # fmt: skip
+    close = certainty(p[None, :], thresholds)[0] < policy.margin
     if thresholds is not None:
         t = np.asarray(thresholds, dtype=float)
         if not (p >= t).any():
             best = int(p.argmax())
             out.append(f"no label reached its threshold (most probable: {labels[best]} {p[best]:.2f} < {t[best]:.2f})")
-        close = [i for i in np.argsort(-p) if abs(p[i] - t[i]) < policy.margin]
-        if close:
-            i = int(close[0])
+        if close:  # the most probable of the labels within the margin of their thresholds
+            i = int(next(i for i in np.argsort(-p) if abs(p[i] - t[i]) < policy.margin))
             out.append(f"close call: {labels[i]} {p[i]:.2f} is within {policy.margin:.2f} of its threshold {t[i]:.2f}")
-    elif len(p) > 1:
+    elif len(p) > 1 and close:
         first, second = np.argsort(-p)[:2]
-        if p[first] - p[second] < policy.margin:
-            out.append(f"close call: {labels[first]} {p[first]:.2f} and {labels[second]} {p[second]:.2f}")
+        out.append(f"close call: {labels[first]} {p[first]:.2f} and {labels[second]} {p[second]:.2f}")
     return out
 
 
@@ -146,11 +147,7 @@ def choose_margin(probabilities: np.ndarray, targets: np.ndarray, decisions: np.
     none reaches the target, the largest margin under that cap is.
     """
     wrong = (targets != decisions).any(axis=1) if targets.ndim == 2 else targets != decisions  # (N,)
-    if thresholds is not None:
-        distance = np.abs(probabilities - np.asarray(thresholds)[None, :]).min(axis=1)  # (N,)
-    else:
-        top2 = -np.sort(-probabilities, axis=1)[:, :2]  # (N, 2)
-        distance = top2[:, 0] - top2[:, 1] if probabilities.shape[1] > 1 else np.ones(len(probabilities))
+    distance = certainty(probabilities, thresholds)  # (N,)
     chosen = MARGIN_GRID[0]
     for margin in MARGIN_GRID:
         flagged = distance < margin  # (N,)

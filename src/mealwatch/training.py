@@ -14,15 +14,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
 from .classifier import Classifier, ClassifierConfig
+from .data import LabelledTexts
 from .encoders import encoder_folder
-from .decisions import as_targets
+from .decisions import decided_targets, tuned_macro_f1
 from .evaluation import evaluate_pipeline
 from .pipeline import Pipeline
 from .memory import MemoryReleaser
@@ -36,26 +37,10 @@ from .transformer.checkpoint import read_config
 if TYPE_CHECKING:
     from .evaluation import EvaluationReport
 
-#: the decision thresholds tried for each label of a multi-label model
-THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.05), 2)
 #: "auto" class weights switch on when the most frequent label is this many times the rarest
 IMBALANCE_RATIO = 3.0
 #: batches are formed inside windows of this many batches of similar length, then shuffled
 BUCKET_WINDOW = 50
-
-
-class LabelledTexts(Protocol):
-    """What training needs from a dataset (``mealwatch.data.Dataset`` has it)."""
-
-    texts: list[str]
-    label_set: list[str]
-    multi_label: bool
-
-    def targets(self) -> np.ndarray: ...
-
-    def scripts(self) -> list[str]: ...
-
-    def languages(self) -> list[str]: ...
 
 
 @dataclass
@@ -187,33 +172,6 @@ def make_optimizer(model: Classifier, args: TrainingArguments, total_steps: int)
     return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
-def tune_thresholds(probabilities: np.ndarray, targets: np.ndarray) -> list[float]:
-    """Per label, the grid threshold with the best F1 on these examples (ties: the one nearest 0.5)."""
-    from sklearn.metrics import f1_score
-
-    thresholds = []
-    for j in range(targets.shape[1]):
-        scores = [f1_score(targets[:, j], probabilities[:, j] >= t, zero_division=0) for t in THRESHOLD_GRID]
-        best = max(range(len(THRESHOLD_GRID)), key=lambda i: (round(scores[i], 10), -abs(THRESHOLD_GRID[i] - 0.5)))
-        thresholds.append(float(THRESHOLD_GRID[best]))
-    return thresholds
-
-
-def validation_scores(
-    pipeline: Pipeline, probs: np.ndarray, targets: np.ndarray
-) -> tuple[float, list[float] | None]:  # fmt: skip
-    """Macro-F1 of the (N, L) validation probabilities ``probs`` (multi-label: with thresholds tuned there, and set
-    on the model) and those thresholds."""
-    from sklearn.metrics import f1_score
-
-    thresholds = None
-    if pipeline.multi_label:
-        thresholds = tune_thresholds(probs, targets)
-        pipeline.config.thresholds = thresholds
-    predicted = as_targets(pipeline.decide(probs), pipeline.multi_label)
-    return float(f1_score(targets, predicted, average="macro", zero_division=0)), thresholds
-
-
 @contextmanager
 def word_embeddings_fixed(model: Classifier, args: TrainingArguments) -> Iterator[None]:
     """With ``args.freeze_word_embeddings`` (and a pre-trained encoder), the pre-trained word embeddings stay fixed
@@ -260,8 +218,9 @@ def lowest_layers_fixed(model: Classifier, n: int) -> Iterator[None]:
 def review_policy_on(pipeline: Pipeline, probs: np.ndarray, targets: np.ndarray) -> ReviewPolicy:
     """The review policy whose close-call margin is chosen on the pipeline's (N, L) probabilities ``probs`` of
     validation examples."""
-    decisions = as_targets(pipeline.decide(probs), pipeline.multi_label)
-    return ReviewPolicy(margin=choose_margin(probs, targets, decisions, pipeline.thresholds()))
+    thresholds = pipeline.thresholds()
+    decisions = decided_targets(probs, multi_label=pipeline.multi_label, thresholds=thresholds)
+    return ReviewPolicy(margin=choose_margin(probs, targets, decisions, thresholds))
 
 
 def train(
@@ -338,7 +297,8 @@ def _train(
                 total, seen = total + batch_loss * len(idx), seen + len(idx)
                 bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
             probs = pipeline.probabilities(validation_texts).numpy()  # (N, L)
-            f1, thresholds = validation_scores(pipeline, probs, validation_targets)
+            tuned = tuned_macro_f1(probs, validation_targets, multi_label=pipeline.multi_label)
+            f1, thresholds = tuned.macro_f1, tuned.thresholds
             history.append({"epoch": epoch, "loss": total / seen, "validation_macro_f1": f1,
                             "learning_rate": scheduler.get_last_lr()[0]})  # fmt: skip
             improved = f1 > best_f1

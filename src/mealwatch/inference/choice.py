@@ -297,17 +297,15 @@ def checked_trial(
 ) -> Trial:
     """The trial of a mode whose (N, L) ``probabilities`` on ``validation`` (read in the pipeline's label order)
     are decided against fp32's ``reference`` probabilities: agreement of label sets and macro-F1 change."""
-    from sklearn.metrics import f1_score
+    from ..decisions import macro_f1
 
-    from ..decisions import as_targets
+    truth, thresholds = validation.targets(), pipeline.thresholds()
+    every_label = list(range(len(pipeline.labels)))  # averaged as evaluation.evaluate_predictions averages
 
-    reference = pipeline.decide(reference)  # (N, L)
-    decided = pipeline.decide(probabilities)  # (N, L)
-    agreement = float(np.mean(np.all(reference == decided, axis=1)))
-    truth, ids = validation.targets(), list(range(len(pipeline.labels)))
+    def f1(p: torch.Tensor) -> float:
+        p = p.detach().float().numpy() if isinstance(p, torch.Tensor) else p
+        return macro_f1(p, truth, multi_label=pipeline.multi_label, thresholds=thresholds, labels=every_label)
 
-    def f1(d: np.ndarray) -> float:  # macro-F1 as evaluation.evaluate_predictions computes it
-        return float(f1_score(truth, as_targets(d, pipeline.multi_label), labels=ids, average="macro", zero_division=0))
-
-    macro, reference_macro = f1(decided), f1(reference)
+    agreement = float(np.mean(np.all(pipeline.decide(reference) == pipeline.decide(probabilities), axis=1)))
+    macro, reference_macro = f1(probabilities), f1(reference)
     return Trial(name, seconds, agreement, macro, macro - reference_macro, failure)

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from .. import decisions
 from ..log import NewComplaint, to_stored_time
 from ..pipeline import Prediction
 from ..records import (
@@ -110,13 +111,11 @@ class CorrectionOut(RecordOut):
 
 
 def certainty(prediction: Prediction, thresholds: list[float] | None) -> float:
-    """How far the prediction is from changing: multi-label, the smallest distance of a label's probability from
-    its threshold; single-label, the top probability's lead over the second (0: a coin toss)."""
+    """How far the prediction is from changing (``decisions.certainty``; 0: a coin toss)."""
     probabilities = list(prediction.probabilities.values())
-    if thresholds is not None and len(thresholds) == len(probabilities):
-        return min(abs(p - t) for p, t in zip(probabilities, thresholds))
-    top = sorted(probabilities, reverse=True) + [0.0]
-    return top[0] - top[1]
+    if thresholds is not None and len(thresholds) != len(probabilities):
+        thresholds = None  # not this prediction's thresholds: the top probability's lead instead
+    return float(decisions.certainty([probabilities], thresholds)[0])
 
 
 def new_complaint(predictor: Predictor, prediction: Prediction, record: Record) -> NewComplaint:
