@@ -390,7 +390,6 @@ DAILY_COUNTS = (
     "FROM complaint_labels l JOIN (SELECT id, created_at FROM complaints{where}) c ON c.id = l.complaint_id "
     "GROUP BY day, label ORDER BY day, label"
 )
-HISTORY_FIELDS = ("status", "labels", "assignee", "notes", "district", "block")
 
 
 def check_status(status: str) -> None:

@@ -34,7 +34,6 @@ import warnings
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.autograd.function import once_differentiable
 
@@ -168,8 +167,3 @@ class Int8Linear(nn.Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, per-channel int8 weights"
-
-
-def dequantized_linear(layer: Int8Linear, x: Tensor) -> Tensor:
-    """x through the layer's dequantized fp32 weight (no activation rounding): what int8 approximates."""
-    return F.linear(x, layer.quantized_weight.dequantize(), layer.bias)
