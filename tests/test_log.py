@@ -16,6 +16,7 @@ from mealwatch.log import (
     BACKENDS,
     SCHEMA_VERSION,
     Filters,
+    LogClosed,
     NewComplaint,
     StoreError,
     TransitionError,
@@ -78,6 +79,30 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
     assert store.daily_label_counts() == {"2024-05-01": {"foreign_object": 1, "illness": 1}}
     new = store.add(complaint("worms", ["foreign_object"], "high"))
     assert new > row["id"] and store.get(new)["labels"] == ["foreign_object"]  # ids go on after the old rows
+
+
+def test_closing_twice_is_fine_and_every_later_use_is_the_same_clear_error(log_backend):
+    store = log_backend.open()
+    saved = store.add(complaint("rice with worms", ["foreign_object"], "high"))
+    store.close()
+    store.close()  # again: nothing happens
+    uses = {
+        "count": store.count,
+        "get": lambda: store.get(saved),
+        "list": lambda: store.list(Filters()),
+        "add": lambda: store.add(complaint("dal was cold", ["spoiled_food"], "medium")),
+        "saved_answer": lambda: store.saved_answer("key"),
+        "list_alerts": lambda: store.list_alerts(None, 10, 0),
+        "has_users": store.has_users,
+    }
+    where = str(log_backend.db) if log_backend.name == "sqlite" else redact(str(log_backend.db))
+    said = f"the complaint log {where} is closed: open it again (mealwatch.log.open_log) to use it"
+    for name, use in uses.items():
+        with pytest.raises(LogClosed) as closed:
+            use()
+        assert isinstance(closed.value, StoreError) and str(closed.value) == said, name
+    store.close()  # and after a use: still nothing
+    assert log_backend.open().count() == 1  # the saved complaint is kept; the closed store added nothing
 
 
 def test_version_2_log_is_migrated_to_the_current_version(log_backend):

@@ -36,6 +36,7 @@ from .shapes import (  # noqa: F401 - the shapes are part of this interface, re-
     ComplaintChange,
     CursorError,
     Filters,
+    LogClosed,
     LogDamaged,
     LogUnavailable,
     NewComplaint,
@@ -74,7 +75,7 @@ class ComplaintLog(AccountStore, AlertStore, PreferenceStore, VectorStore, Incid
 
     @abstractmethod
     def close(self) -> None:
-        """Release the connection(s); the log is unusable afterwards."""
+        """Release the connection(s); closing again does nothing, and every later use is a ``LogClosed``."""
 
     def check_pages(self) -> int | None:
         """Read the storage once for damage (LogDamaged naming it); the pages read, None where the backend checks

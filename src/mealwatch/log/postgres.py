@@ -24,6 +24,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
 from .base import ComplaintLog, LogUnavailable, NewComplaint, StoreError, Tx, insert_row, insert_sql, redact
+from .shapes import LogClosed
 from .migrations import migrate_postgres
 
 #: most connections one log holds open at once (threads beyond wait for one)
@@ -82,7 +83,7 @@ class PostgresLog(ComplaintLog):
     def _connection(self) -> Iterator[psycopg.Connection]:
         """A connection from the pool (a new one when none is idle), returned afterwards unless it broke."""
         if self._closed:
-            raise StoreError(f"the complaint log {self.url} is closed")
+            raise LogClosed(self.url)
         if not self._slots.acquire(timeout=POOL_TIMEOUT):
             raise LogUnavailable(
                 f"the database server {self.url} is busy: no free connection after {POOL_TIMEOUT:.0f} s"
@@ -103,7 +104,7 @@ class PostgresLog(ComplaintLog):
             self._slots.release()
 
     def close(self) -> None:
-        self._closed = True
+        self._closed = True  # a connection in use is closed as it comes back
         while True:
             try:
                 self._idle.get_nowait().close()

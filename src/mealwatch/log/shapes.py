@@ -25,6 +25,13 @@ class StoreError(ValueError):
     """The database cannot be used as a complaint log; the message says why and what to do (one line)."""
 
 
+class LogClosed(StoreError):
+    """The log was closed (``ComplaintLog.close``): every later use, on either backend."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(f"the complaint log {where} is closed: open it again (mealwatch.log.open_log) to use it")
+
+
 class LogUnavailable(StoreError):
     """The log cannot be read or written just now (a full disk, a database server stopped or unreachable, a lock
     held too long); the message names the cause. ``unknown_outcome``: a write whose commit was sent but never

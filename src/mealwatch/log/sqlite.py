@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import ComplaintLog, LogDamaged, LogUnavailable, NewComplaint, StoreError, Tx, insert_row, insert_sql
+from .shapes import LogClosed
 from .migrations import migrate_sqlite
 
 #: sqlite3's words for a log that cannot be used now -> what the service says (a 503 naming it)
@@ -136,13 +137,20 @@ class SqliteLog(ComplaintLog):
     def _close_quietly(self) -> None:
         if self._conn is not None:
             self._conn.close()
+            self._conn = None
 
     def __repr__(self) -> str:
         return f"SqliteLog({str(self.path)!r})"
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            self._close_quietly()
+
+    def _open_connection(self) -> sqlite3.Connection:
+        """The log's connection (its lock held); LogClosed once the log was closed."""
+        if self._conn is None:
+            raise LogClosed(str(self.path))
+        return self._conn
 
     def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
         ids = []
@@ -157,25 +165,27 @@ class SqliteLog(ComplaintLog):
     @contextmanager
     def _read(self) -> Iterator[Tx]:
         with self._lock:
+            conn = self._open_connection()
             try:
-                self._conn.execute("BEGIN")  # deferred: one snapshot for every query of the view
+                conn.execute("BEGIN")  # deferred: one snapshot for every query of the view
                 try:
-                    yield SqliteTx(self._conn)
+                    yield SqliteTx(conn)
                 except BaseException:
                     with contextlib.suppress(sqlite3.Error):
-                        self._conn.execute("ROLLBACK")
+                        conn.execute("ROLLBACK")
                     raise
-                self._conn.execute("COMMIT")
+                conn.execute("COMMIT")
             except sqlite3.Error as e:
                 raise translated(e, self.path) from e
 
     @contextmanager
     def _write(self) -> Iterator["SqliteTx"]:
         with self._lock:
+            conn = self._open_connection()
             try:
-                with self._conn:  # a commit that fails (a full disk) rolls back: nothing half written
-                    self._conn.execute("BEGIN IMMEDIATE")  # the write lock first: no other process writes meanwhile
-                    yield SqliteTx(self._conn)
+                with conn:  # a commit that fails (a full disk) rolls back: nothing half written
+                    conn.execute("BEGIN IMMEDIATE")  # the write lock first: no other process writes meanwhile
+                    yield SqliteTx(conn)
             except sqlite3.Error as e:
                 raise translated(e, self.path) from e
 
