@@ -14,7 +14,7 @@ from datetime import date, datetime, time, timezone, tzinfo
 
 #: how a complaint reached the district cell
 CHANNELS = ("phone", "sms", "whatsapp", "letter", "web", "visit")
-#: the longest district, block, assignee or UDISE value accepted, in characters
+#: the longest school, district, block, assignee or UDISE value accepted, in characters (``clean_name``)
 MAX_NAME_CHARS = 200
 #: a note on a complaint, in characters
 MAX_NOTES_CHARS = 5000

@@ -19,8 +19,6 @@ from .record_fields import CorrectionOut, RecordFields, RecordOut
 MAX_TEXT_CHARS = 5000
 #: the most texts in one batch request
 MAX_BATCH = 256
-#: the longest school name accepted, in characters
-MAX_SCHOOL_CHARS = 200
 #: an uploaded CSV file: at most this many bytes and complaint rows
 MAX_CSV_BYTES = 2_000_000
 MAX_CSV_ROWS = 2000
