@@ -188,3 +188,45 @@ def test_blocks_and_markers_are_read_as_markdown_writes_them(tmp_path: Path) -> 
         (14, "y = 2\n", None),
     ]
     assert markers_of(page) == [(5, "needs the network")]
+
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def names_in_code(files) -> tuple[set[str], set[str]]:
+    """Every identifier the files hold (names, words in strings, their paths) and the functions and classes they
+    define."""
+    import ast
+    import io
+    import tokenize
+
+    known, defined = set(), set()
+    for file in files:
+        known.update(IDENTIFIER.findall(file.name))
+        source = file.read_text(encoding="utf-8")
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type in (tokenize.NAME, tokenize.STRING):
+                known.update(IDENTIFIER.findall(token.string))
+        tree = ast.parse(source)
+        defined.update(n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef))
+    return known, defined
+
+
+def test_every_name_architecture_md_shows_exists() -> None:
+    """A name in backquotes in docs/architecture.md is one the code (or the doc's own examples) holds, and a call
+    shown as ``name(...)`` is of a function or class the code defines: the document cannot drift to a name that
+    was renamed or never existed."""
+    source = ROOT / "src" / "mealwatch"
+    files = sorted(source.rglob("*.py")) + sorted((ROOT / "tests").glob("*.py"))
+    known, defined = names_in_code(files)
+    known.update(IDENTIFIER.findall(" ".join(str(p.relative_to(source)) for p in source.rglob("*"))))
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    examples = re.findall(r"```.*?```", text, flags=re.S)  # what the "Adding ..." sections write themselves
+    known.update(IDENTIFIER.findall(" ".join(examples)))
+    unknown, not_defined = [], []
+    for span in re.findall(r"`([^`]+)`", re.sub(r"```.*?```", "", text, flags=re.S)):
+        code = re.sub(r"\"[^\"]*\"|'[^']*'", "", span)  # quoted strings are examples of text, not names
+        unknown += [f"{word} (in `{span}`)" for word in IDENTIFIER.findall(code) if word not in known]
+        not_defined += [f"{call} (in `{span}`)" for call in re.findall(r"(\w+)\(", code) if call not in defined]
+    assert not unknown, f"docs/architecture.md names what the code does not hold: {unknown}"
+    assert not not_defined, f"docs/architecture.md calls what the code does not define: {not_defined}"
