@@ -67,6 +67,12 @@ def test_approximate_index_agrees_with_exact_and_keeps_scope():
         recalls.append(len(want & {h.complaint_id for h in got}) / 10)
     assert np.mean(recalls) >= 0.9
     assert {h.complaint_id for h in index.search(more.values[0] * more.scales[0], 1)} == {n}
+    # a complaint moved into the scope after a scoped search is found there (the scope's rows are not kept stale)
+    mine = next(i for i in range(n) if districts[i] == "d0")
+    assert mine not in {h.complaint_id for h in index.search(vectors[mine], 10, scope=("d1", "d2"))}
+    index.add([mine], q.values[mine : mine + 1], q.scales[mine : mine + 1], ["d1"])
+    assert index.search(vectors[mine], 1, scope=("d1", "d2"))[0].complaint_id == mine
+    assert mine not in {h.complaint_id for h in index.search(vectors[mine], 10, scope=("d0",))}
 
 
 def test_concepts_in_any_script_and_the_boost():

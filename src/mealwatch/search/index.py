@@ -35,6 +35,8 @@ RERANK = 500
 #: rows converted and scored together in exact search
 CHUNK = 16_384
 NO_DISTRICT = ""
+#: scopes whose bitmaps of rows are kept between searches (an account's districts; 125 KB each at 1 M rows)
+MAX_BITMAPS = 64
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,7 @@ class VectorIndex:
         self._pending: list[int] = []  # rows in it whose vector changed since
         self._trained_on = 0
         self._training = False
+        self._bitmaps: dict[tuple[int, ...], np.ndarray] = {}  # district codes -> faiss's bitmap of their rows
 
     def __len__(self) -> int:
         return self._rows
@@ -158,6 +161,7 @@ class VectorIndex:
                 block = self._blocks.setdefault(district, _Block(self.dimension))
                 self._where[cid] = (district, block.append(cid, values[i], float(scales[i]), row, int(masks[i])), row)
                 self._row_district[row] = self._codes.setdefault(district, len(self._codes))
+            self._bitmaps.clear()  # rows added or moved between districts
             if self._ann is not None:
                 self._update_ann()
 
@@ -275,6 +279,17 @@ class VectorIndex:
             self._ann.add_with_ids(self._floats(rows), rows.astype(np.int64))
             self._ann_rows = self._rows
 
+    def _bitmap(self, codes: tuple[int, ...]) -> np.ndarray:
+        """One bit per global row, set for rows of the districts ``codes``; kept until rows are added or moved."""
+        bits = self._bitmaps.get(codes)
+        if bits is None or 8 * len(bits) < self._rows:
+            if len(self._bitmaps) >= MAX_BITMAPS:
+                self._bitmaps.clear()
+            wanted = np.zeros(len(self._codes), bool)
+            wanted[list(codes)] = True
+            bits = self._bitmaps[codes] = np.packbits(wanted[self._row_district[: self._rows]], bitorder="little")
+        return bits
+
     def search_approximate(self, query: np.ndarray, k: int, scope: Sequence[str] | None) -> list[Hit]:
         """faiss's inverted lists, scoring only rows of ``scope``; the best ``k`` found."""
         import faiss
@@ -282,8 +297,7 @@ class VectorIndex:
         with self._lock:
             params = faiss.SearchParametersIVF(nprobe=self.nprobe)
             if scope is not None:
-                codes = np.asarray([self._codes[d] for d in scope if d in self._codes], np.int32)
-                bits = np.packbits(np.isin(self._row_district[: self._rows], codes), bitorder="little")
+                bits = self._bitmap(tuple(sorted({self._codes[d] for d in scope if d in self._codes})))
                 params.sel = faiss.IDSelectorBitmap(self._rows, faiss.swig_ptr(bits))
             scores, rows = self._ann.search(query[None, :], k, params=params)
             return [Hit(int(self._row_ids[r]), float(s)) for s, r in zip(scores[0], rows[0]) if r >= 0]
