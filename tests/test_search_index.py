@@ -67,6 +67,16 @@ def test_approximate_index_agrees_with_exact_and_keeps_scope():
         recalls.append(len(want & {h.complaint_id for h in got}) / 10)
     assert np.mean(recalls) >= 0.9
     assert {h.complaint_id for h in index.search(more.values[0] * more.scales[0], 1)} == {n}
+    # with a concept boost, faiss's candidates are ranked again: the boosted complaint comes first in both
+    from mealwatch.search.index import Boost
+
+    index.add([7], q.values[7:8], q.scales[7:8], [districts[7]], [0b1])
+    exact.add([7], q.values[7:8], q.scales[7:8], [districts[7]], [0b1])
+    query = vectors[7] + 0.2 * vectors[8]
+    boosted = [x.search(query, 3, scope=(districts[7],), boost=Boost(0b1, 0.5)) for x in (index, exact)]
+    assert boosted[0][0].complaint_id == boosted[1][0].complaint_id == 7
+    assert boosted[0][0].score == pytest.approx(boosted[1][0].score, abs=0.03)
+    assert boosted[0][0].score > 1.0  # its cosine plus 0.5
     # a complaint moved into the scope after a scoped search is found there (the scope's rows are not kept stale)
     mine = next(i for i in range(n) if districts[i] == "d0")
     assert mine not in {h.complaint_id for h in index.search(vectors[mine], 10, scope=("d1", "d2"))}

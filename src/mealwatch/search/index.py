@@ -127,6 +127,7 @@ class VectorIndex:
         self._where: dict[int, tuple[str, int, int]] = {}  # complaint id -> (district, position, global row)
         self._row_ids = np.zeros(1024, np.int64)  # global row -> complaint id (faiss's ids are global rows)
         self._row_district = np.zeros(1024, np.int32)  # global row -> district code
+        self._row_masks = np.zeros(1024, np.uint64)  # global row -> concept bits (a boosted approximate search)
         self._codes: dict[str, int] = {}
         self._rows = 0
         self._ann = None  # faiss index over global rows, once trained
@@ -161,6 +162,7 @@ class VectorIndex:
                 block = self._blocks.setdefault(district, _Block(self.dimension))
                 self._where[cid] = (district, block.append(cid, values[i], float(scales[i]), row, int(masks[i])), row)
                 self._row_district[row] = self._codes.setdefault(district, len(self._codes))
+                self._row_masks[row] = int(masks[i])
             self._bitmaps.clear()  # rows added or moved between districts
             if self._ann is not None:
                 self._update_ann()
@@ -169,6 +171,7 @@ class VectorIndex:
         if self._rows == len(self._row_ids):
             self._row_ids = np.resize(self._row_ids, 2 * self._rows)
             self._row_district = np.resize(self._row_district, 2 * self._rows)
+            self._row_masks = np.resize(self._row_masks, 2 * self._rows)
         self._row_ids[self._rows] = cid
         self._rows += 1
         return self._rows - 1
@@ -191,21 +194,15 @@ class VectorIndex:
             if rows == 0:
                 return []
             if rows > self.exact_limit and self._ann is not None:
-                hits = self.search_approximate(query, want if boost is None else max(want, RERANK), scope)
+                scores, found = self._approximate(query, want if boost is None else max(want, RERANK), scope)
                 if boost is not None:
-                    hits = self._boosted(hits, boost)[:want]
+                    scores = scores + boost.of(self._row_masks[found])
+                    order = np.lexsort((self._row_ids[found], -scores))[:want]
+                    scores, found = scores[order], found[order]
+                hits = [Hit(int(self._row_ids[r]), float(v)) for v, r in zip(scores, found)]
             else:
                 hits = self.search_exact(query, want, scope, boost)
         return [h for h in hits if h.complaint_id != exclude][:k]
-
-    def _boosted(self, hits: list[Hit], boost: Boost) -> list[Hit]:
-        masks = []
-        for h in hits:
-            district, pos, _ = self._where[h.complaint_id]
-            masks.append(self._blocks[district].masks[pos])
-        extra = boost.of(np.asarray(masks, np.uint64)) if hits else []
-        scored = [Hit(h.complaint_id, h.score + float(e)) for h, e in zip(hits, extra)]
-        return sorted(scored, key=lambda h: (-h.score, h.complaint_id))
 
     def search_exact(self, query: np.ndarray, k: int, scope: Sequence[str] | None,
                      boost: Boost | None = None) -> list[Hit]:  # fmt: skip
@@ -292,6 +289,12 @@ class VectorIndex:
 
     def search_approximate(self, query: np.ndarray, k: int, scope: Sequence[str] | None) -> list[Hit]:
         """faiss's inverted lists, scoring only rows of ``scope``; the best ``k`` found."""
+        query = np.asarray(query, np.float32).reshape(self.dimension)
+        with self._lock:
+            return [Hit(int(self._row_ids[r]), float(v)) for v, r in zip(*self._approximate(query, k, scope))]
+
+    def _approximate(self, query: np.ndarray, k: int, scope: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray]:
+        """(cosines, global rows) of the best ``k`` faiss finds in ``scope``, best first."""
         import faiss
 
         with self._lock:
@@ -300,4 +303,5 @@ class VectorIndex:
                 bits = self._bitmap(tuple(sorted({self._codes[d] for d in scope if d in self._codes})))
                 params.sel = faiss.IDSelectorBitmap(self._rows, faiss.swig_ptr(bits))
             scores, rows = self._ann.search(query[None, :], k, params=params)
-            return [Hit(int(self._row_ids[r]), float(s)) for s, r in zip(scores[0], rows[0]) if r >= 0]
+        kept = rows[0] >= 0
+        return scores[0][kept], rows[0][kept]
