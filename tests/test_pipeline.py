@@ -238,6 +238,39 @@ def test_urgency_only_for_the_complaint_label_set(tiny_config, tokenizer):
     assert p.urgency is None and not other.has_urgency  # a BANKING77-style model has no complaint urgency
 
 
+def test_urgency_of_labels_and_the_urgency_a_log_ranks_by(tiny_config, tokenizer):
+    complaint = make_pipeline(tiny_config, tokenizer)
+    assert complaint.urgency_of(["meal_not_served", "illness"]) == "high"  # illness is high, whatever else it carries
+    assert complaint.urgency_of(["meal_not_served"]) == complaint.log_urgency(["meal_not_served"]) == "medium"
+    assert complaint.urgency_of([]) == complaint.log_urgency(["other"]) == "low"
+    other = make_pipeline(tiny_config, tokenizer, labels=["card_lost", "refund", "balance", "other"])
+    assert other.urgency_of(["card_lost"]) is None and other.log_urgency(["card_lost"]) == "low"
+    assert [p.urgency for p in complaint.predict(TEXTS)] == [complaint.urgency_of(p.labels) for p in
+                                                             complaint.predict(TEXTS)]  # fmt: skip
+
+
+def test_a_frozen_pipeline_runs_alike_and_takes_no_gradients(tiny_config, tokenizer):
+    pipeline = make_pipeline(tiny_config, tokenizer)
+    before = pipeline.probabilities(TEXTS)
+    pipeline.model.train()
+    assert pipeline.freeze() is pipeline and not pipeline.model.training
+    assert not any(p.requires_grad for p in pipeline.model.parameters())
+    assert torch.equal(pipeline.probabilities(TEXTS), before)
+    assert (pipeline.num_layers, pipeline.num_heads) == (tiny_config.num_hidden_layers, tiny_config.num_attention_heads)
+
+
+def test_before_each_pass_sees_every_pass_through_the_encoder_until_removed(tiny_config, tokenizer):
+    pipeline = make_pipeline(tiny_config, tokenizer)
+    seen: list[int] = []
+    handle = pipeline.before_each_pass(lambda module, args: seen.append(1))
+    pipeline.predict(TEXTS[:2], batch_size=1)  # two passes
+    pipeline.word_attention(TEXTS[0])  # one more
+    assert len(seen) == 3
+    handle.remove()
+    pipeline.predict(TEXTS[:1])
+    assert len(seen) == 3
+
+
 def test_prediction_explanation_and_attention_read_the_same_pieces_of_a_long_text(tiny_config, tokenizer):
     from mealwatch.explain import explain
     from mealwatch.explain.methods import attribute

@@ -99,6 +99,17 @@ class Pipeline:
         self.choice: "Choice | None" = None  # what ``--precision auto`` measured, if it ran
         self._prepared = False
 
+    def freeze(self) -> "Pipeline":
+        """Only ever run from now on, never trained: evaluation mode, and no parameter takes a gradient (per-word
+        importance still flows to the inputs). Returns itself."""
+        self.model.eval().requires_grad_(False)
+        return self
+
+    def before_each_pass(self, hook: Callable[..., None]) -> Any:
+        """Call ``hook(module, args)`` before every pass through the encoder (a classification's, an attention
+        map's, an explanation's; torch's forward pre-hook); returns the handle whose ``remove()`` stops it."""
+        return self.encoder.register_forward_pre_hook(hook)
+
     def with_model(self, model: Classifier, forward: Callable[..., Any] | None = None) -> "Pipeline":
         """The same tokenizer and policies around another model (e.g. a converted copy)."""
         return Pipeline(model, self.tokenizer, self.folder, forward=forward, ngram=self.ngram, translit=self.translit)
@@ -182,6 +193,16 @@ class Pipeline:
     @property
     def encoder(self) -> Encoder:
         return self.model.encoder
+
+    @property
+    def num_layers(self) -> int:
+        """The encoder's layers (an attention map has one per layer)."""
+        return self.encoder.config.num_hidden_layers
+
+    @property
+    def num_heads(self) -> int:
+        """Attention heads per layer."""
+        return self.encoder.config.num_attention_heads
 
     @property
     def review_policy(self) -> ReviewPolicy:

@@ -213,8 +213,7 @@ def attachment(filename: str) -> str:
 @router.post("/api/attention", tags=["explain"])
 async def attention(body: AttentionRequest, svc: Svc, request: Request) -> dict:
     """Attention merged to words: ``attention[layer][head][query word][key word]`` (rows sum to 1)."""
-    config = svc.predictor.pipeline.encoder.config
-    layers, heads = config.num_hidden_layers, config.num_attention_heads
+    layers, heads = svc.predictor.pipeline.num_layers, svc.predictor.pipeline.num_heads
     try:
         check_layer_head(layers, heads, body.layer, body.head)
     except ValueError as e:

@@ -99,7 +99,7 @@ class Explainer:
         self.time_limit_s = time_limit_s
         self._queue: queue.Queue[ExplainJob | None] = queue.Queue(maxsize=max_waiting)
         self._current: ExplainJob | None = None
-        self.pipeline.encoder.register_forward_pre_hook(self._check)  # every pass, the classifier's and attention's
+        self.pipeline.before_each_pass(self._check)  # every pass, the classifier's and attention's
         self._worker = threading.Thread(target=self._serve, name="mealwatch-explainer", daemon=True)
         self._worker.start()
 

@@ -99,8 +99,7 @@ class Predictor:
         batch_tokens: int = MAX_TOKENS,
         max_waiting: int = MAX_WAITING,
     ) -> None:
-        pipeline.model.eval().requires_grad_(False)
-        self.pipeline = pipeline
+        self.pipeline = pipeline.freeze()
         self.version = version
         self.counts = PassCounts()  # the shared passes so far (the warm-up's included)
         self.fault: str | None = None  # what the last pass found wrong with the model's output (None: nothing)
