@@ -102,3 +102,17 @@ def test_bad_flags(tmp_path, capsys):
     assert main(["embed", "   "]) == 2
     err = capsys.readouterr().err
     assert "give either TEXT" in err and "expected a file ending in .npy or .jsonl" in err and "is empty" in err
+
+
+def test_encoder_only_loads_a_checkpoint_and_embeds_as_the_library_does(tiny_model_dir):
+    from mealwatch.pipeline import EncoderOnly
+
+    texts = ["worms in the khichdi", "dal was sour", "no egg"]
+    encoder = EncoderOnly.load(tiny_model_dir)
+    assert encoder.name == f"encoder {tiny_model_dir}"
+    expected = embed_texts(Encoder.from_pretrained(tiny_model_dir), Tokenizer.from_pretrained(tiny_model_dir), texts,
+                           "cls", 2, True)  # fmt: skip
+    np.testing.assert_allclose(encoder.embed(texts, "cls", batch_size=2, normalize=True), expected, atol=1e-5)
+    bf16 = EncoderOnly.load(tiny_model_dir, precision="bf16").embed(texts)
+    assert bf16.shape == (3, 32) and bf16.dtype == np.float32
+    np.testing.assert_allclose(bf16, embed_texts(encoder.encoder, encoder.tokenizer, texts), atol=0.05)

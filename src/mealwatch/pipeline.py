@@ -478,11 +478,35 @@ def ngram_channel_of(folder: Path, config: ClassifierConfig) -> NgramChannel | N
 
 @dataclass
 class EncoderOnly:
-    """A plain BERT checkpoint (no classification head), for looking at its attention."""
+    """A plain BERT checkpoint (no classification head), for looking at its attention and embedding texts.
+
+    ``forward`` runs the encoder for embeddings (its converted or compiled form, ``load``); None: the encoder.
+    """
 
     encoder: Encoder
     tokenizer: Tokenizer
     name: str
+    forward: Callable[..., Any] | None = None
+
+    @classmethod
+    def load(cls, path: str | Path | None, precision: str = "fp32", compile: bool = False) -> "EncoderOnly":
+        """The BERT checkpoint in folder ``path`` (None: the bundled all-MiniLM-L6-v2), run in ``precision`` (fp32,
+        bf16 or int8: ``inference.modes``), compiled when ``compile``."""
+        from .inference.modes import build, fixed_mode
+
+        encoder, tokenizer = Encoder.from_pretrained(path), Tokenizer.from_pretrained(path)
+        built = build(encoder, fixed_mode(precision, compile))
+        name = "all-MiniLM-L6-v2 (bundled)" if path is None else f"encoder {path}"
+        return cls(built.model, tokenizer, name, built.forward)
+
+    def embed(
+        self, texts: Sequence[str], pooling: str = "mean", batch_size: int = 64, normalize: bool = False
+    ) -> np.ndarray:
+        """One vector per text, (N, H) float32, in input order (``embeddings.embed_texts``: mean or [CLS] pooling,
+        optionally scaled to unit length)."""
+        from .embeddings import embed_texts
+
+        return embed_texts(self.encoder, self.tokenizer, texts, pooling, batch_size, normalize, forward=self.forward)
 
     def word_attention(self, text: str, include_special: bool = True) -> "WordAttention":
         from .explain.word_attention import word_attention

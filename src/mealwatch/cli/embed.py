@@ -41,16 +41,11 @@ def run(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from mealwatch import Encoder, Tokenizer
     from mealwatch.atomic import write_text_atomically
-    from mealwatch.embeddings import embed_texts
+    from mealwatch.pipeline import EncoderOnly
 
-    from mealwatch.inference.modes import build, fixed_mode
-
-    encoder, tokenizer = Encoder.from_pretrained(args.model), Tokenizer.from_pretrained(args.model)
-    built = build(encoder, fixed_mode(args.precision, args.compile))
-    vectors = embed_texts(built.model, tokenizer, texts, args.pooling, args.batch_size, args.normalize,
-                          forward=built.forward)  # fmt: skip
+    encoder = EncoderOnly.load(args.model, args.precision, args.compile)
+    vectors = encoder.embed(texts, args.pooling, args.batch_size, args.normalize)
     if args.output and args.output.suffix.lower() == ".npy":
         np.save(args.output, vectors)
     else:

@@ -5,7 +5,8 @@
 - ``choice``: ``--precision auto`` — timed on this machine, checked against fp32's decisions, cached.
 - ``batches``: texts sorted by length cut into passes that waste little on padding and per-pass cost.
 
-``pipeline.Pipeline.load(..., precision=, compile=)`` is the one place front ends reach them.
+``pipeline.Pipeline.load(..., precision=, compile=)`` (a classifier) and ``pipeline.EncoderOnly.load`` (a plain
+encoder: ``mealwatch embed``) are the places front ends reach them.
 """
 
 from .modes import PRECISION_CHOICES, Mode
