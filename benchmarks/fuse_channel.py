@@ -35,7 +35,7 @@ def main() -> None:
 
     from mealwatch.baselines import tfidf_baseline
     from mealwatch.evaluation import evaluate_pipeline, write_report
-    from mealwatch.jobs import default_parallel, load_training_data, with_renderings
+    from mealwatch.training_run import default_parallel, load_training_data, with_renderings
     from mealwatch.pipeline import Pipeline
     from mealwatch.ngram_training import add_ngram_channel
     from mealwatch.training import review_policy_on

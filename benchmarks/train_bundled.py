@@ -73,7 +73,7 @@ def main() -> None:
     from mealwatch.baselines import tfidf_baseline
     from mealwatch.data import languages_data_dir, read_dataset, with_languages
     from mealwatch.evaluation import evaluate_pipeline
-    from mealwatch.jobs import load_training_data, train_and_save
+    from mealwatch.training_run import load_training_data, train_and_save
     from mealwatch.training import TrainingArguments
 
     started = time.perf_counter()

@@ -125,7 +125,7 @@ def on_real_data(root: str) -> None:
 
 def on_bundled(args: argparse.Namespace) -> None:
     """The comparison on the bundled complaints, with the trained model's encoder."""
-    from mealwatch.jobs import default_parallel, load_training_data, with_renderings
+    from mealwatch.training_run import default_parallel, load_training_data, with_renderings
     from mealwatch.ngram_channel import fuse
     from mealwatch.ngram_training import choose_weight, fit_ngram_channel
     from mealwatch.pipeline import Pipeline

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_serve_api import tiny_classifier
 
-from mealwatch import jobs
+from mealwatch import training_run
 from mealwatch.cli import main
 from mealwatch.corrections import corrected_complaints
 from mealwatch.data import bundled_data_dir, read_dataset
@@ -155,7 +155,7 @@ def test_train_add_trains_with_the_corrections_folded_in(monkeypatch, tmp_path):
         calls.append([e.text for e in splits["train"].examples])
         raise Trained
 
-    monkeypatch.setattr(jobs, "train_and_save", train_and_save)
+    monkeypatch.setattr(training_run, "train_and_save", train_and_save)
     with pytest.raises(Trained):
         main(["train", "--data", str(tmp_path / "train.csv"), "--validation", str(tmp_path / "val.csv"),
               "--add", str(tmp_path / "corrected.csv"), "--quiet"])  # fmt: skip

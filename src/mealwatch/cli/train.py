@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mealwatch.jobs import FinishedRun
+    from mealwatch.training_run import FinishedRun
 
 N_EXAMPLES = 5
 
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                         f"{' or '.join(NAMED)}, or a checkpoint folder")  # fmt: skip
 
     from mealwatch.cli import checked_threads
-    from mealwatch.jobs import load_training_data, train_and_save
+    from mealwatch.training_run import load_training_data, train_and_save
     from mealwatch.training import TrainingArguments
 
     chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr, "max_length":

@@ -3,7 +3,7 @@
 import pytest
 
 from mealwatch.data import Dataset, Example, ParallelComplaint
-from mealwatch.jobs import with_renderings
+from mealwatch.training_run import with_renderings
 from mealwatch.training import TrainingArguments
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -32,7 +32,7 @@ def test_renderings_join_only_for_complaints_of_the_training_split():
 
 
 def test_bundled_data_brings_its_parallel_renderings_and_other_data_none(tmp_path):
-    from mealwatch.jobs import default_parallel, load_training_data
+    from mealwatch.training_run import default_parallel, load_training_data
 
     bundled = load_training_data(None)
     assert len(default_parallel(bundled)) >= 1000
@@ -46,7 +46,7 @@ def test_bundled_data_brings_its_parallel_renderings_and_other_data_none(tmp_pat
 
 
 def test_other_data_trains_without_the_bundled_renderings(monkeypatch, tmp_path):
-    from mealwatch import jobs
+    from mealwatch import training_run
     from mealwatch.data import read_parallel
 
     seen = {}
@@ -61,9 +61,9 @@ def test_other_data_trains_without_the_bundled_renderings(monkeypatch, tmp_path)
     monkeypatch.setattr("mealwatch.training.train", train)
     splits = {"train": HINDI, "validation": HINDI}
     with pytest.raises(Trained):
-        jobs.train_and_save(splits, TrainingArguments(), tmp_path)  # not the bundled data: no renderings
+        training_run.train_and_save(splits, TrainingArguments(), tmp_path)  # not the bundled data: no renderings
     assert seen["train"].examples == HINDI.examples
     with pytest.raises(Trained):
-        jobs.train_and_save(splits, TrainingArguments(), tmp_path, parallel=PARALLEL[:1])  # not its complaints
+        training_run.train_and_save(splits, TrainingArguments(), tmp_path, parallel=PARALLEL[:1])  # not its complaints
     assert seen["train"].examples == HINDI.examples
     assert with_renderings(HINDI, read_parallel()).examples == HINDI.examples  # none are renderings of its texts

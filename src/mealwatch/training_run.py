@@ -1,4 +1,5 @@
-"""The main job, whole: read the training data, fine-tune, save the run with its evaluation beside it.
+"""A training run, whole (what ``mealwatch train`` does): read the training data, fine-tune, save the run with its
+evaluation beside it.
 
 Parallel renderings of training complaints (the bundled ``parallel.csv``, or ``--parallel FILE``) join the
 training split. (Until the multilingual encoder became the default, this job first taught the English encoder
