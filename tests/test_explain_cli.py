@@ -189,7 +189,8 @@ def test_explain_bad_input(capsys, classifier_dir, encoder_dir, tmp_path, monkey
 
 
 @pytest.mark.real_weights
-def test_the_it_example_with_the_bundled_encoder(capsys):
+def test_the_it_example_with_the_bundled_encoder(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no ./runs/ here: without a trained model, attention reads the bundled encoder
     code, out, _ = run(capsys, "attention", TEXT, "--word", "it", "--candidates", "dal,meal", "--json")
     assert code == 0
     data = json.loads(out)
