@@ -93,19 +93,6 @@ def quick_model(encoder: str | None, epochs: int, seed: int):
     return train(splits["train"], splits["validation"], args, progress=sys.stderr.isatty()).pipeline
 
 
-def cpu_model() -> str:
-    """The CPU's model name (as `lscpu` prints it), for the figures printed beside it."""
-    import platform
-
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
@@ -127,11 +114,12 @@ def main() -> int:
     if args.save and not args.model:
         pipeline.save(args.save)
     from mealwatch.encoders import describe
+    from mealwatch.transformer.precision import cpu_name
 
     what = args.model or f"{describe(args.encoder)} fine-tuned {args.epochs} epochs (seed {args.seed})"
     print(f"model: {what}; n-gram "
           f"weight {pipeline.config.ngram_weight:g}; {time.perf_counter() - started:.0f} s to get it; "
-          f"CPU {cpu_model()}, {torch.get_num_threads()} threads")  # fmt: skip
+          f"CPU {cpu_name()}, {torch.get_num_threads()} threads")  # fmt: skip
     rows = read_decisive()
     methods = [("why (fused, the page)", "why", None), ("  its encoder part", "why", "encoder"),
                ("  its n-gram part", "why", "ngram"), ("grad × input (old page)", "grad", None)]  # fmt: skip
