@@ -16,7 +16,7 @@ dimensions, drawn around 2,000 topics, int8 with a scale — the model plays no 
   read from the log and their scope checked again);
 - with ``--encoder``, p50/p95 of turning a short query into a vector (e5-small) on the same cores.
 
-    python benchmarks/search_scale.py [--complaints 1000000] [--db PATH_OR_URL | --pg-temp] [--encoder]
+    python benchmarks/search_scale.py [--complaints 1000000] [--db PATH_OR_URL | --pg-temp] [--encoder] [--fill-only]
 """
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ def main() -> int:
     ap.add_argument("--pg-temp", action="store_true")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--encoder", action="store_true", help="also time e5-small turning a query into a vector")
+    ap.add_argument("--fill-only", action="store_true",
+                    help="fill the log and store its vectors, then stop (time later with the same --db)")  # fmt: skip
     args = ap.parse_args()
     print(f"CPU: {cpu_model()}")
     with temp_postgres() if args.pg_temp else contextlib.nullcontext(args.db) as db:
@@ -99,6 +101,9 @@ def run(db: str, args: argparse.Namespace) -> int:
             print(f"  filled in {fill(store, args.complaints, 0):.0f} s")
         if store.vector_count(VERSION) < store.count():
             print(f"  vectors stored in {store_synthetic(store, args.complaints, centres):.0f} s")
+        if args.fill_only:
+            print(f"{db}: {store.count():,} complaints, {store.vector_count(VERSION):,} vectors; filled only")
+            return 0
         n = store.vector_count(VERSION)
         search = Search(store, Synthetic(), signals=())  # type: ignore[arg-type]
         search.version = VERSION
