@@ -2,9 +2,10 @@
 
 After a save the service ``poke``s it; it then embeds the new complaints (``Search.embed_due``), places them into
 incidents, reads every vector written since into the index (``Search.catch_up``), and goes on with the back-fill
-of older complaints a batch at a time, pausing ``pause_s`` between batches; while ``busy()`` says the model has
-classifications waiting, a batch waits (up to ``MAX_DEFER_S``), so that saves keep the cores and an embedding
-backlog is worked off when the service is quiet. It also looks every ``poll_s`` seconds for what other servers
+of older complaints a batch at a time, pausing ``pause_s`` between batches. Saves keep the cores: the thread runs at
+the system's lowest CPU priority (``lower_this_thread``; the thread pool its model work starts inherits it), and
+while ``busy()`` says the model has classifications waiting, a batch waits (up to ``MAX_DEFER_S``), so that an
+embedding backlog is worked off when the service is quiet. It also looks every ``poll_s`` seconds for what other servers
 wrote. A complaint whose signals changed has its alert check marked due by the log; ``on_signals`` (the alert
 worker's ``poke``) is then called.
 ``wait`` lets a reader see the work of the saves made before it; ``close`` stops the thread between batches.
@@ -13,6 +14,7 @@ worker's ``poke``) is then called.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +30,19 @@ PAUSE_S = 0.2
 #: the longest a batch waits for the model to be idle (under a steady load the backlog grows meanwhile, and is
 #: worked off a batch at a time)
 MAX_DEFER_S = 20.0
+#: the search thread's nice value: the lowest priority, so that the service's requests take the cores first
+BACKGROUND_NICE = 19
+
+
+def lower_this_thread(nice: int = BACKGROUND_NICE) -> bool:
+    """Give the calling thread the CPU priority ``nice`` (threads it starts from then on inherit it); whether
+    the system allowed it (Linux sets a nice value per thread; elsewhere this does nothing)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+    except (OSError, AttributeError) as e:  # not Linux, or refused
+        log.info("the search thread keeps the service's CPU priority (%s)", e)
+        return False
+    return True
 
 
 class SearchWorker:
@@ -76,6 +91,7 @@ class SearchWorker:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        lower_this_thread()  # before the first embedding starts the thread's pool of model threads
         while not self._stop.is_set():
             with self._state:
                 target = self._asked
