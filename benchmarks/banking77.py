@@ -34,8 +34,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     from mealwatch.data import Dataset, read_dataset, stratified_split
-    from mealwatch.evaluation import evaluate_pipeline
-    from mealwatch.training import TrainingArguments, train
+    from mealwatch.learning.evaluation import evaluate_pipeline
+    from mealwatch.learning.training import TrainingArguments, train
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # BANKING77 repeats a few texts; they are kept

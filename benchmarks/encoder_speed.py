@@ -174,7 +174,7 @@ def decision_quality(model: str, compile: bool) -> None:
     """Agreement with fp32's decisions and macro-F1 change per mode on the bundled test split."""
     from mealwatch.data import bundled_data_dir, read_dataset
     from mealwatch.decisions import as_targets
-    from mealwatch.evaluation import evaluate_predictions
+    from mealwatch.learning.evaluation import evaluate_predictions
     from mealwatch.pipeline import Pipeline
 
     precisions = supported_precisions()

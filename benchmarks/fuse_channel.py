@@ -33,12 +33,12 @@ def main() -> None:
 
     from train_bundled import print_by_script
 
-    from mealwatch.baselines import tfidf_baseline
-    from mealwatch.evaluation import evaluate_pipeline, write_report
-    from mealwatch.training_run import default_parallel, load_training_data, with_renderings
+    from mealwatch.learning.baselines import tfidf_baseline
+    from mealwatch.learning.evaluation import evaluate_pipeline, write_report
+    from mealwatch.learning.training_run import default_parallel, load_training_data, with_renderings
     from mealwatch.pipeline import Pipeline
-    from mealwatch.ngram_training import add_ngram_channel
-    from mealwatch.training import review_policy_on
+    from mealwatch.learning.ngram_training import add_ngram_channel
+    from mealwatch.learning.training import review_policy_on
 
     splits = load_training_data(None)
     train = with_renderings(splits["train"], default_parallel(splits))

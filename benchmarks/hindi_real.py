@@ -30,11 +30,11 @@ DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def run_one(name: str, folder: Path, args: argparse.Namespace) -> list[str]:
-    from mealwatch.baselines import tfidf_baseline
+    from mealwatch.learning.baselines import tfidf_baseline
     from mealwatch.data import Dataset, read_splits
     from mealwatch.encoders import describe
-    from mealwatch.evaluation import evaluate_pipeline
-    from mealwatch.training import TrainingArguments, train
+    from mealwatch.learning.evaluation import evaluate_pipeline
+    from mealwatch.learning.training import TrainingArguments, train
 
     splits = read_splits(folder)
     if args.max_train and len(splits["train"]) > args.max_train:

@@ -31,7 +31,7 @@ def main() -> None:
     from mealwatch import ngram_channel
     from mealwatch.decisions import macro_f1
     from mealwatch.data import read_splits
-    from mealwatch.ngram_training import choose_weight, fit_ngram_channel
+    from mealwatch.learning.ngram_training import choose_weight, fit_ngram_channel
     from mealwatch.pipeline import Pipeline
 
     splits = read_splits(None)

@@ -28,7 +28,7 @@ def load_model(path: str | None):
     from mealwatch.labels import LABELS
     from mealwatch.pipeline import Pipeline
     from mealwatch.runs import NoModelError, resolve_model
-    from mealwatch.training import TrainingArguments, build_pipeline
+    from mealwatch.learning.training import TrainingArguments, build_pipeline
 
     try:
         folder = resolve_model(path)

@@ -70,11 +70,11 @@ def main() -> None:
 
         os.environ["MEALWATCH_HOME"] = tempfile.mkdtemp(prefix="mealwatch-home-")
 
-    from mealwatch.baselines import tfidf_baseline
+    from mealwatch.learning.baselines import tfidf_baseline
     from mealwatch.data import languages_data_dir, read_dataset, with_languages
-    from mealwatch.evaluation import evaluate_pipeline
-    from mealwatch.training_run import load_training_data, train_and_save
-    from mealwatch.training import TrainingArguments
+    from mealwatch.learning.evaluation import evaluate_pipeline
+    from mealwatch.learning.training_run import load_training_data, train_and_save
+    from mealwatch.learning.training import TrainingArguments
 
     started = time.perf_counter()
     splits = load_training_data(None, languages=False)
@@ -121,7 +121,7 @@ def main() -> None:
 
 def print_by_language(pipeline, test, languages: str) -> None:
     """Macro-F1 of each of the ten other languages on their test split."""
-    from mealwatch.evaluation import evaluate_pipeline
+    from mealwatch.learning.evaluation import evaluate_pipeline
     from mealwatch.languages import LANGUAGES
 
     report = evaluate_pipeline(pipeline, test, bootstrap=0)

@@ -105,7 +105,7 @@ def on_real_data(root: str) -> None:
     from pathlib import Path
 
     from mealwatch.data import read_splits
-    from mealwatch.ngram_training import fit_ngram_channel
+    from mealwatch.learning.ngram_training import fit_ngram_channel
 
     for name in ("iitp_hindi_reviews", "sentimix_hinglish"):
         splits = read_splits(Path(root) / name)
@@ -125,9 +125,9 @@ def on_real_data(root: str) -> None:
 
 def on_bundled(args: argparse.Namespace) -> None:
     """The comparison on the bundled complaints, with the trained model's encoder."""
-    from mealwatch.training_run import default_parallel, load_training_data, with_renderings
+    from mealwatch.learning.training_run import default_parallel, load_training_data, with_renderings
     from mealwatch.ngram_channel import fuse
-    from mealwatch.ngram_training import choose_weight, fit_ngram_channel
+    from mealwatch.learning.ngram_training import choose_weight, fit_ngram_channel
     from mealwatch.pipeline import Pipeline
     from mealwatch.decisions import tune_thresholds
 

@@ -86,7 +86,7 @@ def quick_model(encoder: str | None, epochs: int, seed: int):
     """``encoder`` (a name of ``encoders.NAMED``, None: the default) fine-tuned on the bundled training split for
     ``epochs`` (no Hindi adaptation), with the n-gram channel fitted and fused as `mealwatch train` does."""
     from mealwatch.data import read_splits
-    from mealwatch.training import TrainingArguments, train
+    from mealwatch.learning.training import TrainingArguments, train
 
     splits = read_splits()
     args = TrainingArguments(epochs=epochs, seed=seed, encoder_path=encoder)

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from mealwatch import Encoder, EncoderConfig, Tokenizer
-from mealwatch.baselines import (
+from mealwatch.learning.baselines import (
     BASELINES,
     compare,
     format_table,

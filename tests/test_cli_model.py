@@ -164,7 +164,7 @@ def test_evaluate_json_prints_one_object(trained, capsys):
 
 def test_evaluate_the_encoder_alone(trained, capsys):
     from mealwatch.data import read_dataset
-    from mealwatch.evaluation import evaluate_pipeline
+    from mealwatch.learning.evaluation import evaluate_pipeline
     from mealwatch.pipeline import Pipeline
 
     args = ["evaluate", "--model", str(trained["model"]), "--data", str(trained["test"]), "--json"]

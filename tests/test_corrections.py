@@ -10,7 +10,7 @@ import pytest
 from test_serve_api import log_client, model_dir, predictor  # noqa: F401 - the tiny model and its clients
 
 from mealwatch.cli import main
-from mealwatch.corrections import fold_in, read_additions
+from mealwatch.learning.corrections import fold_in, read_additions
 from mealwatch.data import Dataset, Example
 
 

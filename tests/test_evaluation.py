@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from mealwatch.evaluation import (
+from mealwatch.learning.evaluation import (
     EvaluationReport,
     encode_labels,
     evaluate_predictions,

@@ -21,7 +21,7 @@ from mealwatch.ngram_channel import (
     NgramChannel,
     fuse,
 )
-from mealwatch.ngram_training import (
+from mealwatch.learning.ngram_training import (
     WEIGHT_GRID,
     choose_weight,
     fit_ngram_channel,

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from test_serve_api import tiny_classifier
 
-from mealwatch import training_run
+from mealwatch.learning import training_run
 from mealwatch.cli import main
-from mealwatch.corrections import corrected_complaints
+from mealwatch.learning.corrections import corrected_complaints
 from mealwatch.data import bundled_data_dir, read_dataset
 from mealwatch.labels import LABELS
 from mealwatch.log import Filters, open_log
-from mealwatch.splits import normalize_text
+from mealwatch.learning.splits import normalize_text
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = "text,labels,sender,split\n"

@@ -30,7 +30,7 @@ from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.data import Dataset, read_splits
 from mealwatch.labels import LABELS
 from mealwatch.log import open_log
-from mealwatch.ngram_training import fit_ngram_channel
+from mealwatch.learning.ngram_training import fit_ngram_channel
 from mealwatch.pipeline import Pipeline
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("one_thread")]

@@ -12,7 +12,7 @@ from mealwatch.review import MARGIN_GRID
 from mealwatch import Encoder
 from mealwatch.data import Dataset, Example
 from mealwatch.decisions import THRESHOLD_GRID
-from mealwatch.training import (
+from mealwatch.learning.training import (
     TrainingArguments,
     build_pipeline,
     length_buckets,
@@ -234,7 +234,7 @@ def test_bad_arguments_are_rejected():
 
 
 def test_the_best_epoch_is_kept_without_a_copy_of_the_fixed_tensors(tiny_encoder_dir):
-    from mealwatch.training import build_pipeline, learned_state, lowest_layers_fixed, word_embeddings_fixed
+    from mealwatch.learning.training import build_pipeline, learned_state, lowest_layers_fixed, word_embeddings_fixed
 
     args = fast_args(tiny_encoder_dir, frozen_layers=1)
     model = build_pipeline(["a", "b"], True, args).model
@@ -305,7 +305,7 @@ def test_a_word_piece_budget_changes_memory_not_the_step(tiny_encoder_dir, split
 def test_the_validation_report_is_what_the_saved_pipeline_reads(tiny_encoder_dir, splits):
     """Training carries the validation probabilities through the Devanagari view and the n-gram channel instead of
     reading the texts again: its report equals a fresh evaluation of the finished pipeline."""
-    from mealwatch.evaluation import evaluate_pipeline
+    from mealwatch.learning.evaluation import evaluate_pipeline
 
     result = train(*splits, fast_args(tiny_encoder_dir, epochs=2), progress=False)
     fresh = evaluate_pipeline(result.pipeline, splits[1], bootstrap=0)

@@ -3,8 +3,8 @@
 import pytest
 
 from mealwatch.data import Dataset, Example, ParallelComplaint
-from mealwatch.training_run import with_renderings
-from mealwatch.training import TrainingArguments
+from mealwatch.learning.training_run import with_renderings
+from mealwatch.learning.training import TrainingArguments
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 LABELS = ["foreign_object", "illness"]
@@ -32,7 +32,7 @@ def test_renderings_join_only_for_complaints_of_the_training_split():
 
 
 def test_bundled_data_brings_its_parallel_renderings_and_other_data_none(tmp_path):
-    from mealwatch.training_run import default_parallel, load_training_data
+    from mealwatch.learning.training_run import default_parallel, load_training_data
 
     bundled = load_training_data(None)
     assert len(default_parallel(bundled)) >= 1000
@@ -46,7 +46,7 @@ def test_bundled_data_brings_its_parallel_renderings_and_other_data_none(tmp_pat
 
 
 def test_other_data_trains_without_the_bundled_renderings(monkeypatch, tmp_path):
-    from mealwatch import training_run
+    from mealwatch.learning import training_run
     from mealwatch.data import read_parallel
 
     seen = {}
@@ -58,7 +58,7 @@ def test_other_data_trains_without_the_bundled_renderings(monkeypatch, tmp_path)
         seen["train"] = train_set
         raise Trained  # stop before training
 
-    monkeypatch.setattr("mealwatch.training.train", train)
+    monkeypatch.setattr("mealwatch.learning.training.train", train)
     splits = {"train": HINDI, "validation": HINDI}
     with pytest.raises(Trained):
         training_run.train_and_save(splits, TrainingArguments(), tmp_path)  # not the bundled data: no renderings

@@ -15,7 +15,7 @@ from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.explain import attribute
 from mealwatch.explain.why import ngram_word_shares, path_jacobian, spread
 from mealwatch.ngram_channel import AS_WRITTEN, FEATURES
-from mealwatch.ngram_training import fit_ngram_channel
+from mealwatch.learning.ngram_training import fit_ngram_channel
 from mealwatch.pipeline import Pipeline
 
 pytestmark = pytest.mark.usefixtures("one_thread")

@@ -22,7 +22,7 @@ from mealwatch import Encoder, EncoderConfig
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.data import read_splits
 from mealwatch.ngram_channel import FEATURES, FeatureBlock, NgramChannel, view_of
-from mealwatch.ngram_training import linear_layer
+from mealwatch.learning.ngram_training import linear_layer
 from mealwatch.pipeline import Pipeline
 
 pytestmark = pytest.mark.usefixtures("one_thread")

@@ -22,7 +22,7 @@ import numpy as np
 from .decisions import encode_labels
 from .labels import LABEL_SEPARATOR
 from .languages import LANGUAGES, detect_language
-from .splits import normalize_text, stratified_split
+from .learning.splits import normalize_text, stratified_split
 from .text import SCRIPTS, detect_script
 from .textfile import NotUtf8Error, decode_utf8
 

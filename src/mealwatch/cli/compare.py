@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--out {args.out}: expected a file ending in .md")
 
     from mealwatch.atomic import write_text_atomically
-    from mealwatch.baselines import compare, format_table
+    from mealwatch.learning.baselines import compare, format_table
     from mealwatch.data import read_splits
 
     splits = read_splits(args.data, seed=args.seed)

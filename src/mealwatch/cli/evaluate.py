@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
     from mealwatch.data import read_dataset
-    from mealwatch.evaluation import evaluate_pipeline, format_report
+    from mealwatch.learning.evaluation import evaluate_pipeline, format_report
     from mealwatch.cli import speed_options
     from mealwatch.pipeline import Pipeline
     from mealwatch.runs import resolve_model
@@ -75,10 +75,10 @@ def run(args: argparse.Namespace) -> int:
 def evaluate_log(args: argparse.Namespace, folder, pipeline) -> int:
     """The model on the corrected complaints of a log: the usual report, then macro-F1 per month of arrival."""
     from mealwatch.cli import UserError
-    from mealwatch.corrections import corrected_complaints
+    from mealwatch.learning.corrections import corrected_complaints
     from mealwatch.data import Dataset, Example
     from mealwatch.decisions import as_targets
-    from mealwatch.evaluation import evaluate_predictions, format_report, slice_scores
+    from mealwatch.learning.evaluation import evaluate_predictions, format_report, slice_scores
     from mealwatch.log import redact
 
     if "://" not in args.db and not Path(args.db).is_file():
@@ -93,7 +93,7 @@ def evaluate_log(args: argparse.Namespace, folder, pipeline) -> int:
     examples = [Example(c.text, tuple(sorted(c.labels, key=order)), 0) for c in corrected]
     dataset = Dataset.from_examples(examples, pipeline.labels, pipeline.multi_label)
     from mealwatch.cli.progress import Progress
-    from mealwatch.evaluation import probabilities_in_parts
+    from mealwatch.learning.evaluation import probabilities_in_parts
 
     shown = Progress("predicting the corrected complaints", len(dataset))
     probabilities = probabilities_in_parts(pipeline, list(dataset.texts), shown.advance)

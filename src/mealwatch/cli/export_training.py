@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mealwatch.cli import UserError
-    from mealwatch.corrections import corrected_complaints, write_training_file
+    from mealwatch.learning.corrections import corrected_complaints, write_training_file
     from mealwatch.log import redact
     from mealwatch.runs import default_log_path
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mealwatch.training_run import FinishedRun
+    from mealwatch.learning.training_run import FinishedRun
 
 N_EXAMPLES = 5
 
@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
                         f"{' or '.join(NAMED)}, or a checkpoint folder")  # fmt: skip
 
     from mealwatch.cli import checked_threads
-    from mealwatch.training_run import load_training_data, train_and_save
-    from mealwatch.training import TrainingArguments
+    from mealwatch.learning.training_run import load_training_data, train_and_save
+    from mealwatch.learning.training import TrainingArguments
 
     chosen = {"epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.lr, "max_length":
               args.max_length, "threads": checked_threads(args.threads), "patience": args.patience}  # fmt: skip
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
     if args.add is not None:
-        from mealwatch.corrections import fold_in, read_additions
+        from mealwatch.learning.corrections import fold_in, read_additions
 
         train = splits["train"]
         folded = fold_in(splits, read_additions(args.add, train.label_set, train.multi_label))
@@ -142,7 +142,7 @@ def describe_start(splits: dict, args) -> str:
 
 def describe_result(finished: "FinishedRun") -> str:
     """The training summary, the evaluation report and a few example predictions."""
-    from mealwatch.evaluation import format_report
+    from mealwatch.learning.evaluation import format_report
 
     result, report = finished.result, finished.report
     best = result.history[result.best_epoch - 1]

@@ -23,14 +23,14 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from .atomic import write_file_atomically, write_text_atomically
-from .decisions import as_targets, encode_labels
+from ..atomic import write_file_atomically, write_text_atomically
+from ..decisions import as_targets, encode_labels
 
 if TYPE_CHECKING:
     from torch import Tensor
 
-    from .data import Dataset
-    from .pipeline import Pipeline
+    from ..data import Dataset
+    from ..pipeline import Pipeline
 
 #: texts predicted at a time when an evaluation reports its progress
 PART = 256

@@ -20,19 +20,19 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from .classifier import Classifier, ClassifierConfig
-from .data import LabelledTexts
-from .encoders import encoder_folder
-from .decisions import decided_targets, tuned_macro_f1
+from ..classifier import Classifier, ClassifierConfig
+from ..data import LabelledTexts
+from ..encoders import encoder_folder
+from ..decisions import decided_targets, tuned_macro_f1
 from .evaluation import evaluate_pipeline
-from .pipeline import Pipeline
-from .memory import MemoryReleaser
+from ..pipeline import Pipeline
+from ..memory import MemoryReleaser
 from .ngram_training import FusionChoice, add_ngram_channel, add_translit_view
-from .review import ReviewPolicy, choose_margin, language_quality
-from .transformer.precision import cpu_has_bf16
-from .tokenizer import Tokenizer
-from .transformer import Encoder, EncoderConfig
-from .transformer.checkpoint import read_config
+from ..review import ReviewPolicy, choose_margin, language_quality
+from ..transformer.precision import cpu_has_bf16
+from ..tokenizer import Tokenizer
+from ..transformer import Encoder, EncoderConfig
+from ..transformer.checkpoint import read_config
 
 if TYPE_CHECKING:
     from .evaluation import EvaluationReport

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .atomic import write_text_atomically
-from .csvfile import write_csv
-from .data import DataError, Dataset, Example, read_dataset
-from .log import Filters, open_log
+from ..atomic import write_text_atomically
+from ..csvfile import write_csv
+from ..data import DataError, Dataset, Example, read_dataset
+from ..log import Filters, open_log
 from .splits import normalize_text
 
 DATASET_SUFFIXES = (".csv", ".jsonl")

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .data import Dataset
-from .decisions import decided_targets
+from ..data import Dataset
+from ..decisions import decided_targets
 from .evaluation import EvaluationReport, evaluate_predictions
 from .ngram_training import logistic_probabilities, tuned_logistic
 
@@ -93,9 +93,9 @@ def frozen_baseline(
     max_length: int = 128,
 ) -> BaselineResult:  # fmt: skip
     """The encoder's frozen sentence embeddings (default: the bundled all-MiniLM-L6-v2) + logistic regression."""
-    from .embeddings import embed_texts
-    from .tokenizer import Tokenizer
-    from .transformer import Encoder
+    from ..embeddings import embed_texts
+    from ..tokenizer import Tokenizer
+    from ..transformer import Encoder
 
     train, validation, test = _three(splits)
     encoder = encoder if encoder is not None else Encoder.from_pretrained()
@@ -120,8 +120,8 @@ def transformer_baseline(
     splits: Mapping[str, Dataset], pretrained: bool, epochs: int | None = None, seed: int = 0, progress: bool = False,
     **training: Any,
 ) -> BaselineResult:  # fmt: skip
-    """The Transformer classifier trained by ``mealwatch.training`` (``pretrained=False``: from random weights)."""
-    from .decisions import encode_labels
+    """The Transformer classifier trained by ``learning.training`` (``pretrained=False``: from random weights)."""
+    from ..decisions import encode_labels
     from .training import TrainingArguments, train
 
     train_set, validation, test = _three(splits)

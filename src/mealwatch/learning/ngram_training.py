@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .decisions import tuned_macro_f1
-from .ngram_channel import FEATURES, BlockSpec, FeatureBlock, NgramChannel, fuse, view_of
+from ..decisions import tuned_macro_f1
+from ..ngram_channel import FEATURES, BlockSpec, FeatureBlock, NgramChannel, fuse, view_of
 
 if TYPE_CHECKING:
-    from .pipeline import Pipeline
-    from .data import LabelledTexts
+    from ..pipeline import Pipeline
+    from ..data import LabelledTexts
 
 #: the fusion weights tried on validation (ties go to the smaller weight: the encoder alone first)
 WEIGHT_GRID = tuple(round(0.1 * k, 1) for k in range(9))
@@ -191,7 +191,7 @@ def add_ngram_channel(
 def lexicon_texts(train_set: "LabelledTexts") -> list[str]:
     """The Devanagari the transliteration lexicon learns from: the training texts, and the bundled training
     complaints with their Devanagari renderings (never a validation or test complaint)."""
-    from .data import bundled_data_dir, read_dataset, read_parallel
+    from ..data import bundled_data_dir, read_dataset, read_parallel
 
     texts = list(train_set.texts)
     train_file = bundled_data_dir() / "train.csv"
@@ -207,7 +207,7 @@ def add_translit_view(
     """Learn the Devanagari lexicon and fuse the view of the validation texts it changes at the weight validation
     macro-F1 prefers (0: no view); texts it leaves as they are keep the encoder's probabilities. ``plain``: the
     pipeline's (N, L) probabilities of the validation texts, when already known."""
-    from .transliteration import DevanagariLexicon
+    from ..transliteration import DevanagariLexicon
 
     lexicon = DevanagariLexicon.from_texts(lexicon_texts(train_set))
     texts = list(validation_set.texts)

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .runs import new_run_dir
+from ..runs import new_run_dir
 
 if TYPE_CHECKING:
-    from .data import Dataset, ParallelComplaint
+    from ..data import Dataset, ParallelComplaint
     from .evaluation import EvaluationReport
     from .training import TrainingArguments, TrainingResult
 
@@ -42,7 +42,7 @@ def load_training_data(
     """Train/validation(/test) datasets: ``data`` (None: the bundled complaints, each split joined by the same
     split of the complaints in India's other languages unless ``languages`` is False) split by ``read_splits``,
     or, when ``validation`` is given, ``data`` as the training file and ``validation`` (and ``test``) as given."""
-    from .data import read_dataset, read_splits, with_languages
+    from ..data import read_dataset, read_splits, with_languages
 
     if validation is None:
         splits = read_splits(data, **read_kwargs)
@@ -64,7 +64,7 @@ def load_training_data(
 
 def with_renderings(train: "Dataset", parallel: "list[ParallelComplaint]") -> "Dataset":
     """The training split plus the Devanagari and romanised renderings of its parallel complaints."""
-    from .data import Dataset
+    from ..data import Dataset
 
     known = {e.text for e in train.examples}
     added = [e for p in parallel if p.english in known for e in p.renderings() if e.text not in known]
@@ -73,7 +73,7 @@ def with_renderings(train: "Dataset", parallel: "list[ParallelComplaint]") -> "D
 
 def default_parallel(splits: dict[str, "Dataset"]) -> "list[ParallelComplaint]":
     """The bundled parallel renderings when training on the bundled complaints; none for other data."""
-    from .data import bundled_data_dir, read_parallel
+    from ..data import bundled_data_dir, read_parallel
 
     path = splits["train"].path
     bundled = path is not None and Path(path).resolve().parent == bundled_data_dir().resolve()
