@@ -12,6 +12,7 @@ from mealwatch.learning.evaluation import (
     encode_labels,
     evaluate_predictions,
     format_report,
+    report_markdown,
     write_report,
 )
 
@@ -125,3 +126,16 @@ def test_scores_per_script_and_language_by_hand():
     assert r.by_script["taml"] == r.by_language["ta"]
     assert EvaluationReport.from_dict(json.loads(json.dumps(r.to_dict()))) == r
     assert "by language:" in format_report(r) and "  ta           2 texts  macro-F1 0.500" in format_report(r)
+
+
+def test_scores_per_month_of_arrival_by_hand():
+    # the same rows as above, rows 0-1 arrived in 2026-11 and 2-3 in 2026-12: the months score as the languages did
+    r = evaluate_predictions(TRUE_M, PRED_M, ["x", "y", "z"], multi_label=True, bootstrap=0,
+                             months=["2026-11", "2026-11", "2026-12", "2026-12"])  # fmt: skip
+    assert r.by_month["2026-11"] == pytest.approx({"n": 2, "macro_f1": 0.5, "micro_f1": 0.8})
+    assert r.by_month["2026-12"] == pytest.approx({"n": 2, "macro_f1": 5 / 6, "micro_f1": 6 / 7})
+    assert r.by_script is None and r.by_language is None
+    assert EvaluationReport.from_dict(json.loads(json.dumps(r.to_dict()))) == r
+    assert "by month of arrival (UTC):" in format_report(r)
+    assert "  2026-12      2 texts  macro-F1 0.833  micro-F1 0.857" in format_report(r)
+    assert "| 2026-12 | 2 | 0.833 | 0.857 |" in report_markdown(r)

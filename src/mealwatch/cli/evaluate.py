@@ -73,12 +73,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def evaluate_log(args: argparse.Namespace, folder, pipeline) -> int:
-    """The model on the corrected complaints of a log: the usual report, then macro-F1 per month of arrival."""
+    """The model on the corrected complaints of a log: the usual report, with macro-F1 per month of arrival."""
     from mealwatch.cli import UserError
-    from mealwatch.learning.corrections import corrected_complaints
+    from mealwatch.cli.progress import Progress
     from mealwatch.data import Dataset, Example
-    from mealwatch.decisions import as_targets
-    from mealwatch.learning.evaluation import evaluate_predictions, format_report, slice_scores
+    from mealwatch.learning.corrections import corrected_complaints
+    from mealwatch.learning.evaluation import evaluate_pipeline, format_report
     from mealwatch.log import redact
 
     if "://" not in args.db and not Path(args.db).is_file():
@@ -92,23 +92,12 @@ def evaluate_log(args: argparse.Namespace, folder, pipeline) -> int:
     order = pipeline.labels.index
     examples = [Example(c.text, tuple(sorted(c.labels, key=order)), 0) for c in corrected]
     dataset = Dataset.from_examples(examples, pipeline.labels, pipeline.multi_label)
-    from mealwatch.cli.progress import Progress
-    from mealwatch.learning.evaluation import probabilities_in_parts
-
     shown = Progress("predicting the corrected complaints", len(dataset))
-    probabilities = probabilities_in_parts(pipeline, list(dataset.texts), shown.advance)
+    report = evaluate_pipeline(pipeline, dataset, progress=shown.advance, months=[c.month for c in corrected])
     shown.finish()
-    decided = as_targets(pipeline.decide(probabilities), pipeline.multi_label)
-    truth = dataset.targets()
-    report = evaluate_predictions(truth, decided, pipeline.labels, pipeline.multi_label, scripts=dataset.scripts())
-    months = slice_scores(truth, decided, [c.month for c in corrected])
     if args.json:
-        print(json.dumps({"model": str(folder), "db": redact(args.db), **report.to_dict(), "by_month": months}))
+        print(json.dumps({"model": str(folder), "db": redact(args.db), **report.to_dict()}))
         return 0
     print(f"Model {folder} on the {len(corrected)} corrected complaints of {redact(args.db)}:\n")
     print(format_report(report))
-    print("\nBy month of arrival (UTC):")
-    print(f"  {'month':8} {'n':>6} {'macro-F1':>9} {'micro-F1':>9}")
-    for month, scores in sorted(months.items()):
-        print(f"  {month:8} {int(scores['n']):>6} {scores['macro_f1']:>9.3f} {scores['micro_f1']:>9.3f}")
     return 0

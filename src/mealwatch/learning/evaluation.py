@@ -53,6 +53,7 @@ class EvaluationReport:
     confusion: list  # (L, L) counts, rows true and columns predicted; multi-label: L of [[tn, fp], [fn, tp]]
     by_script: dict[str, dict[str, float]] | None = None  # script -> n, macro_f1, micro_f1 (see ``slice_scores``)
     by_language: dict[str, dict[str, float]] | None = None  # ISO 639-1 code -> n, macro_f1, micro_f1
+    by_month: dict[str, dict[str, float]] | None = None  # month of arrival (YYYY-MM, UTC) -> n, macro_f1, micro_f1
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict of every field."""
@@ -112,11 +113,12 @@ def evaluate_predictions(
     *,
     scripts: Sequence[str] | None = None,
     languages: Sequence[str] | None = None,
+    months: Sequence[str] | None = None,
 ) -> EvaluationReport:
     """Per-label and averaged precision, recall and F1, accuracy, confusion counts, and a macro-F1 interval.
 
-    ``scripts`` and ``languages`` (one per row, e.g. ``Dataset.scripts()``, ``Dataset.languages()``) add macro- and
-    micro-F1 per script and per language.
+    ``scripts``, ``languages`` and ``months`` (one per row, e.g. ``Dataset.scripts()``, ``Dataset.languages()``, the
+    month a logged complaint arrived) add macro- and micro-F1 per script, per language and per month.
     """
     labels = list(labels)
     y_true, y_pred = _as_targets(y_true, labels, multi_label), _as_targets(y_pred, labels, multi_label)
@@ -163,16 +165,18 @@ def evaluate_predictions(
         confusion=confusion,
         by_script=slice_scores(y_true, y_pred, scripts) if scripts is not None else None,
         by_language=slice_scores(y_true, y_pred, languages) if languages is not None else None,
+        by_month=slice_scores(y_true, y_pred, months) if months is not None else None,
     )
 
 
 def evaluate_pipeline(
     pipeline: "Pipeline", dataset: "Dataset", bootstrap: int = 1000, progress: Callable[[int], None] | None = None,
-    *, probabilities: "Tensor | np.ndarray | None" = None,
+    *, probabilities: "Tensor | np.ndarray | None" = None, months: Sequence[str] | None = None,
 ) -> EvaluationReport:  # fmt: skip
-    """A trained pipeline's report on a labelled dataset (labels in the model's order), per script and language too;
-    ``progress(texts done)`` is called as the predictions go (``probabilities_in_parts``). ``probabilities``: the
-    pipeline's (N, L) probabilities of the dataset's texts, when already known (nothing is read again)."""
+    """A trained pipeline's report on a labelled dataset (labels in the model's order), per script and language too,
+    and per month when ``months`` gives each text's; ``progress(texts done)`` is called as the predictions go
+    (``probabilities_in_parts``). ``probabilities``: the pipeline's (N, L) probabilities of the dataset's texts, when
+    already known (nothing is read again)."""
     if list(dataset.label_set) != pipeline.labels:
         raise ValueError(f"the data's labels {list(dataset.label_set)} differ from the model's {pipeline.labels}")
     if probabilities is None:
@@ -181,7 +185,7 @@ def evaluate_pipeline(
         raise ValueError(f"{len(probabilities)} rows of probabilities for {len(dataset)} texts")
     decided = as_targets(pipeline.decide(probabilities), pipeline.multi_label)
     return evaluate_predictions(dataset.targets(), decided, pipeline.labels, pipeline.multi_label, bootstrap=bootstrap,
-                                scripts=dataset.scripts(), languages=dataset.languages())  # fmt: skip
+                                scripts=dataset.scripts(), languages=dataset.languages(), months=months)  # fmt: skip
 
 
 def probabilities_in_parts(
@@ -232,7 +236,9 @@ def format_report(report: EvaluationReport) -> str:
     lines += [f"{name:<16} {value:.3f}" for name, value in _averages(report)]
     if report.macro_f1_ci is not None:
         lines.append(_interval(report))
-    for title, slices in (("by script", report.by_script), ("by language", report.by_language)):
+    by = (("by script", report.by_script), ("by language", report.by_language),
+          ("by month of arrival (UTC)", report.by_month))  # fmt: skip
+    for title, slices in by:
         if slices:
             lines += ["", f"{title}:"]
             lines += [f"  {name:<8} {m['n']:5d} texts  macro-F1 {m['macro_f1']:.3f}  micro-F1 {m['micro_f1']:.3f}"
@@ -251,7 +257,7 @@ def report_markdown(report: EvaluationReport, title: str = "Evaluation") -> str:
     lines += [f"| {name} | {value:.3f} |" for name, value in _averages(report)]
     if report.macro_f1_ci is not None:
         lines += ["", _interval(report) + "."]
-    for title, slices in (("script", report.by_script), ("language", report.by_language)):
+    for title, slices in (("script", report.by_script), ("language", report.by_language), ("month", report.by_month)):
         if slices:
             lines += ["", f"| {title} | texts | macro-F1 | micro-F1 |", "|---|---:|---:|---:|"]
             lines += [f"| {name} | {m['n']} | {m['macro_f1']:.3f} | {m['micro_f1']:.3f} |"
