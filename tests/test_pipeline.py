@@ -56,6 +56,19 @@ def test_inputs_embeds_give_the_same_logits_as_input_ids(tiny_config, tokenizer)
     torch.testing.assert_close(from_ids, from_embeds)
 
 
+def test_word_embeddings_and_head_tensors_are_the_models_own(tiny_config, tokenizer):
+    model = make_pipeline(tiny_config, tokenizer)
+    batch = tokenizer(TEXTS)
+    embeds = model.word_embeddings(batch.input_ids)  # what the explanations differentiate
+    from_embeds = model.model(inputs_embeds=embeds, attention_mask=batch.attention_mask).logits
+    torch.testing.assert_close(from_embeds, model.model(**batch.model_inputs()).logits)
+    head = model.head_tensors()
+    assert set(head) == {"weight", "bias"} and head["weight"].shape == (len(LABELS), tiny_config.hidden_size)
+    pooled = mean_pool(model.encoder(**batch.model_inputs()).last_hidden_state, batch.attention_mask)
+    torch.testing.assert_close(pooled @ head["weight"].T + head["bias"], model.model(**batch.model_inputs()).logits)
+    assert not head["weight"].requires_grad and head["weight"].data_ptr() == model.model.head.weight.data_ptr()
+
+
 def test_probabilities_softmax_for_single_label_sigmoid_for_multi_label(tiny_config, tokenizer):
     logits = torch.tensor([[2.0, -1.0, 0.0, 0.5]])
     single = make_pipeline(tiny_config, tokenizer, multi_label=False)

@@ -195,6 +195,16 @@ class Pipeline:
         return self.model.encoder
 
     @property
+    def word_embeddings(self) -> torch.nn.Embedding:
+        """The encoder's word-piece embedding table: what a gradient attribution replaces by ``inputs_embeds``."""
+        return self.encoder.embeddings.word
+
+    def head_tensors(self) -> dict[str, Tensor]:
+        """The linear head over the pooled encoder: ``weight`` (L, H) and ``bias`` (L,), detached (what an export
+        writes beside the encoder's tensors)."""
+        return {"weight": self.model.head.weight.detach(), "bias": self.model.head.bias.detach()}
+
+    @property
     def num_layers(self) -> int:
         """The encoder's layers (an attention map has one per layer)."""
         return self.encoder.config.num_hidden_layers

@@ -73,8 +73,8 @@ class GradientInputs:
 
 def gradient_inputs(pipeline: "Pipeline", batch: "TokenizedBatch", labels: list[list[str]]) -> GradientInputs:
     """The embeddings, baseline and label targets of a batch, as every gradient method starts from them."""
-    word = pipeline.model.encoder.embeddings.word
-    inputs, baseline = pad_baseline(word, batch.input_ids, batch.word_ids, pipeline.tokenizer.pad_token_id)
+    embeddings, pad = pipeline.word_embeddings, pipeline.tokenizer.pad_token_id
+    inputs, baseline = pad_baseline(embeddings, batch.input_ids, batch.word_ids, pad)
     targets = label_targets(labels, pipeline.labels)
     return GradientInputs(inputs, baseline, targets, batch.attention_mask, batch.token_type_ids)
 

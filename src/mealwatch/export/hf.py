@@ -75,8 +75,7 @@ def urgency_rule() -> dict[str, Any]:
 def hf_tensors(pipeline: "Pipeline") -> dict[str, Any]:
     """The classifier's tensors under the names ``MealwatchForSequenceClassification`` uses."""
     tensors = {f"encoder.{ours_to_hf(k)}": v for k, v in unfused_state_dict(pipeline.encoder).items()}
-    tensors["classifier.weight"] = pipeline.model.head.weight
-    tensors["classifier.bias"] = pipeline.model.head.bias
+    tensors.update({f"classifier.{name}": value for name, value in pipeline.head_tensors().items()})
     return {k: v.detach().float().contiguous().cpu() for k, v in tensors.items()}
 
 
