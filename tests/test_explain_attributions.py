@@ -10,7 +10,7 @@ from mealwatch import Encoder
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.pipeline import Pipeline
 from mealwatch.explain import attention_rollout, explain, explain_batch, integrated_gradients, rollout_importance
-from mealwatch.explain.attributions import frozen_weights, label_targets, pad_baseline, trapezoid_weights
+from mealwatch.explain.attribution_math import frozen_weights, label_targets, pad_baseline, trapezoid_weights
 from mealwatch.transformer import mean_pool
 
 TEXT = "The meal was served without dal because it was spoiled."

@@ -8,8 +8,8 @@ from torch import nn
 
 from mealwatch import Encoder
 from mealwatch.classifier import Classifier, ClassifierConfig
-from mealwatch.explain.attributions import integrated_gradients
-from mealwatch.explain.methods import attribute, gradient_inputs, method_names
+from mealwatch.explain.attribution_math import integrated_gradients
+from mealwatch.explain.registry import attribute, gradient_inputs, method_names
 from mealwatch.pipeline import Pipeline
 
 pytestmark = pytest.mark.usefixtures("one_thread")

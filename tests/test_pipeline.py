@@ -286,7 +286,7 @@ def test_before_each_pass_sees_every_pass_through_the_encoder_until_removed(tiny
 
 def test_prediction_explanation_and_attention_read_the_same_pieces_of_a_long_text(tiny_config, tokenizer):
     from mealwatch.explain import explain
-    from mealwatch.explain.methods import attribute
+    from mealwatch.explain.registry import attribute
 
     pipeline = make_pipeline(tiny_config, tokenizer, max_length=16)
     long_text = "the dal was sour and " * 20 + "a lizard fell in"

@@ -159,7 +159,7 @@ def test_a_saved_model_loads_in_each_precision(tokenizer, tiny_config, tmp_path,
 
 @pytest.mark.parametrize("precision", ["bf16", pytest.param("int8", marks=needs_int8)])
 def test_explanations_run_in_each_precision(tokenizer, tiny_config, tmp_path, precision: str) -> None:
-    from mealwatch.explain.methods import attribute
+    from mealwatch.explain.registry import attribute
 
     tiny_pipeline(tokenizer, tiny_config).save(tmp_path / "model")
     fp32 = Pipeline.from_folder(tmp_path / "model")

@@ -17,14 +17,14 @@ from .word_attention import word_attention as word_attention
 
 #: public name -> the module of this package that defines it
 _WHERE = {
-    "IntegratedGradients": "attributions", "attention_rollout": "attributions",
-    "integrated_gradients": "attributions", "rollout_importance": "attributions",
+    "IntegratedGradients": "attribution_math", "attention_rollout": "attribution_math",
+    "integrated_gradients": "attribution_math", "rollout_importance": "attribution_math",
     "Explanation": "explanation", "explain": "explanation", "explain_batch": "explanation",
     "FocusReport": "focus", "HeadWeight": "focus", "find_word": "focus", "focus": "focus",
-    "attribute": "methods", "method_names": "methods", "register": "methods",
+    "attribute": "registry", "method_names": "registry", "register": "registry",
     "render_page": "page", "write_page": "page",
     "grid_figure": "pictures", "head_figure": "pictures", "save_grid": "pictures", "save_head": "pictures",
-    "WordScores": "scores",
+    "WordScores": "word_scores",
     "WordAttention": "word_attention", "drop_special": "word_attention", "merge_to_words": "word_attention",
     "word_attention": "word_attention", "word_attention_batch": "word_attention", "word_units": "word_attention",
 }  # fmt: skip

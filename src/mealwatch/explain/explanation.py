@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .methods import attribute
+from .registry import attribute
 from ..text import check_text
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from .attributions import frozen_weights
-from .methods import gradient_inputs, register
-from .scores import WordScores, per_word
+from .attribution_math import frozen_weights
+from .registry import gradient_inputs, register
+from .word_scores import WordScores, per_word
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline

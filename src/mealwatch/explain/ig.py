@@ -1,4 +1,4 @@
-"""Integrated gradients of each label's probability from an all-[PAD] baseline (see attributions.py).
+"""Integrated gradients of each label's probability from an all-[PAD] baseline (see attribution_math.py).
 
 Slower than gradient × input (``steps`` forward and backward passes) but exact up to the reported
 delta: a text's word scores add up to P(label | text) − P(label | baseline).
@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from .attributions import frozen_weights, integrated_gradients
-from .methods import gradient_inputs, register
-from .scores import WordScores, per_word
+from .attribution_math import frozen_weights, integrated_gradients
+from .registry import gradient_inputs, register
+from .word_scores import WordScores, per_word
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from .attributions import rollout_importance
-from .methods import register
-from .scores import WordScores, per_word
+from .attribution_math import rollout_importance
+from .registry import register
+from .word_scores import WordScores, per_word
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline

@@ -38,8 +38,8 @@ import numpy as np
 
 from ..review import unreadable_shares
 from .ig import integrated
-from .methods import register
-from .scores import WordScores
+from .registry import register
+from .word_scores import WordScores
 
 if TYPE_CHECKING:
     from ..ngram_channel import NgramChannel

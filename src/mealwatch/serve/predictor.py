@@ -25,8 +25,8 @@ from typing import Any
 
 from ..checksums import file_sha256
 from ..classifier import WEIGHTS_FILE
-from ..explain.methods import attribute
-from ..explain.scores import WordScores
+from ..explain.registry import attribute
+from ..explain.word_scores import WordScores
 from ..inference.batches import padded_positions
 from ..pipeline import Pipeline, Prediction
 from .batcher import MAX_TEXTS, MAX_TOKENS, MAX_WAIT_S, MAX_WAITING, Batcher, BatchJob, Pass

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .attributions import label_targets, pad_baseline
-from .scores import WordScores
+from .attribution_math import label_targets, pad_baseline
+from .word_scores import WordScores
 
 if TYPE_CHECKING:
     from torch import Tensor
