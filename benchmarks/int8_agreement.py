@@ -106,7 +106,7 @@ def main() -> int:
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     torch.set_num_threads(args.threads)
     from mealwatch.data import DataError, bundled_data_dir, read_dataset, read_splits
-    from mealwatch.inference.choice import checked_trial
+    from mealwatch.inference.precision_choice import checked_trial
     from mealwatch.pipeline import Pipeline
 
     pipeline = Pipeline.load(args.model)
@@ -155,7 +155,7 @@ def main() -> int:
         print(f"fp32 macro-F1 {fp32_trial.macro_f1:.4f}\n")
         print("| conversion | label sets as fp32 | macro-F1 | change (points) | `auto` would keep it |")
         print("|---|---:|---:|---:|---|")
-        for label, make in variants.items():  # judged as `auto` judges a mode (inference.choice)
+        for label, make in variants.items():  # judged as `auto` judges a mode (inference.precision_choice)
             trial = checked_trial(label, 0.0, pipeline, validation, reference, probabilities(replaced(fp32, make)))
             print(f"| {label} | {trial.agreement:.2%} | {trial.macro_f1:.4f} | {trial.f1_change * 100:+.2f} | "
                   f"{'yes' if trial.passes else 'no'} |", flush=True)  # fmt: skip

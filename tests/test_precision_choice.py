@@ -10,8 +10,8 @@ import torch
 from mealwatch import Encoder
 from mealwatch.classifier import Classifier, ClassifierConfig
 from mealwatch.data import Dataset, Example
-from mealwatch.inference import choice as choice_module
-from mealwatch.inference.choice import Choice, Trial, cache_path, choose, pick, read_choice, write_choice
+from mealwatch.inference import precision_choice as choice_module
+from mealwatch.inference.precision_choice import Choice, Trial, cache_path, choose, pick, read_choice, write_choice
 from mealwatch.inference.compiled import CompiledForward, compiler_missing
 from mealwatch.labels import LABELS
 from mealwatch.pipeline import Pipeline

@@ -42,7 +42,7 @@ from .transliteration import DevanagariLexicon
 if TYPE_CHECKING:
     from .data import Dataset
     from .explain.word_attention import WordAttention
-    from .inference.choice import Choice
+    from .inference.precision_choice import Choice
 
 #: texts tokenized at once by ``probabilities`` (bounds its memory on large files)
 PREDICT_CHUNK = 4096
@@ -67,6 +67,16 @@ class Prediction:
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "needs_review": self.needs_review}
+
+
+@dataclass
+class ModelRun:
+    """What one run of the model over N texts gives: (N, L) probabilities; per text, whether it was cut to
+    ``max_length`` and the share of its words the vocabulary cannot read (``review.unreadable_shares``)."""
+
+    probabilities: Tensor  # (N, L)
+    truncated: list[bool]
+    unreadable: list[float]
 
 
 class Pipeline:
@@ -122,7 +132,7 @@ class Pipeline:
         validation: "Dataset | str | Path | None" = None,
         log: Callable[[str], None] | None = None,
     ) -> None:
-        """Convert the model to ``precision`` (fp32, bf16, int8, or auto: measured, see ``inference.choice``)
+        """Convert the model to ``precision`` (fp32, bf16, int8, or auto: measured, see ``inference.precision_choice``)
         and compile it if ``compile``; once per pipeline, before use.
 
         ``validation``: the labelled file ``auto`` checks decisions on (default: the bundled validation split
@@ -136,7 +146,7 @@ class Pipeline:
             raise ValueError(f"precision must be one of {', '.join(PRECISION_CHOICES)}, not {precision!r}")
         self.model.eval()
         if precision == "auto":
-            from .inference.choice import choose
+            from .inference.precision_choice import choose
 
             chosen = choose(self, self._validation_for_auto(validation, log), compile=compile, log=log)
             self.choice = chosen.choice
@@ -287,7 +297,7 @@ class Pipeline:
 
     def probabilities(self, texts: Sequence[str], batch_size: int = 64) -> Tensor:
         """(N, L) probabilities for ``texts``, in input order."""
-        return self._read(list(texts), batch_size)[0]
+        return self._run_model(list(texts), batch_size).probabilities
 
     def predict(self, texts: Sequence[str], batch_size: int = 64) -> list[Prediction]:
         """Labels, probabilities, urgency and review reasons for each text, in input order.
@@ -295,8 +305,8 @@ class Pipeline:
         A text longer than ``max_length`` word pieces is judged on its start and flagged ``truncated``.
         """
         texts = list(texts)
-        probs, truncated, unreadable = self._read(texts, batch_size)  # (N, L), N flags, N shares
-        return self.predictions(texts, probs, truncated, unreadable)
+        run = self._run_model(texts, batch_size)
+        return self.predictions(texts, run.probabilities, run.truncated, run.unreadable)
 
     def predictions(
         self, texts: Sequence[str], probabilities: Tensor, truncated: Sequence[bool], unreadable: Sequence[float]
@@ -317,26 +327,27 @@ class Pipeline:
         return out
 
     @torch.inference_mode()
-    def _read(self, texts: list[str], batch_size: int) -> tuple[Tensor, list[bool], list[float]]:
-        """(N, L) probabilities; per text, whether it was cut and its unreadable share.
+    def _run_model(self, texts: list[str], batch_size: int) -> ModelRun:
+        """The model run over ``texts``: (N, L) probabilities; per text, whether it was cut and its unreadable share.
 
         The encoder's probabilities, fused with those of the Devanagari view of the texts it changes (when the
         model keeps a transliteration view), then with the n-gram channel's (when it keeps one).
         """
-        out, truncated, unreadable = self._encoder_read(texts, batch_size)
+        run = self._run_encoder(texts, batch_size)
+        out = run.probabilities
         if self.translit is not None and self.config.translit_weight > 0:  # p = (1 − v) · p(text) + v · p(view)
             views = [self.translit.view(t) for t in texts]
             changed = [i for i, (t, v) in enumerate(zip(texts, views)) if v != t]
             if changed:
-                seen = self._encoder_read([views[i] for i in changed], batch_size)[0]  # (C, L)
+                seen = self._run_encoder([views[i] for i in changed], batch_size).probabilities  # (C, L)
                 fused = fuse(out[changed].numpy(), seen.numpy(), self.config.translit_weight)
                 out[changed] = torch.from_numpy(fused).float()
         if self.ngram is not None:  # p = (1 − w) · p_encoder + w · p_ngram
             out = torch.from_numpy(fuse(out.numpy(), self.ngram.probabilities(texts), self.config.ngram_weight)).float()
-        return out, truncated, unreadable
+        return ModelRun(out, run.truncated, run.unreadable)
 
     @torch.inference_mode()
-    def _encoder_read(self, texts: list[str], batch_size: int) -> tuple[Tensor, list[bool], list[float]]:
+    def _run_encoder(self, texts: list[str], batch_size: int) -> ModelRun:
         """The encoder's (N, L) probabilities; per text, whether it was cut and its unreadable share.
 
         Texts are tokenized a chunk at a time, sorted by length and cut into passes of at most ``batch_size``
@@ -366,7 +377,7 @@ class Pipeline:
                 out[start + idx] = model.probabilities(logits).float()
         if was_training:
             model.train()
-        return out, truncated, unreadable
+        return ModelRun(out, truncated, unreadable)
 
     def word_attention(self, text: str, include_special: bool = True) -> "WordAttention":
         """Attention of every layer and head merged to words, over the same pieces the prediction reads."""
