@@ -4,9 +4,10 @@ A training step allocates its activations and gradients, then frees them. The C 
 (glibc's malloc) keeps most freed pages for reuse instead of returning them, and because
 batches differ in shape the kept pages rarely fit the next request: the process's resident
 memory climbs step after step although the live tensors stay the same size. ``malloc_trim``
-returns every wholly free page to the system. The training loops (fine-tuning, distillation,
-masked-language-model pre-training) call it every few steps through ``MemoryReleaser``. The server sets
-glibc's thresholds once at its start instead (``hand_back_freed_memory``).
+returns every wholly free page to the system (``release_freed_memory``); the training loop
+(``learning/training.py``) calls it every few steps through ``MemoryReleaser``. The server, whose requests free
+memory all the time, does not trim: it sets glibc's thresholds once at its start instead
+(``tune_allocator_for_serving``), so that a freed tensor's pages go back by themselves.
 
 On systems without glibc (macOS, Windows, musl) this is a no-op.
 """
@@ -77,8 +78,9 @@ MMAP_THRESHOLD = 128 * 1024
 MALLOC_ARENAS = 2
 
 
-def hand_back_freed_memory() -> bool:
-    """Make glibc give a freed tensor's memory back to the system; True when set.
+def tune_allocator_for_serving() -> bool:
+    """Set glibc's mmap threshold and arena count once, so that a freed tensor's memory goes back to the system
+    by itself (what ``mealwatch serve`` does at its start); True when set.
 
     glibc raises its mmap threshold each time a large block is freed, so that after a few requests the
     model's activations come from the heap, where freed space of varied sizes (texts of every length,
