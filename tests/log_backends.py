@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from mealwatch.log import ComplaintLog, NewComplaint, open_log
-from mealwatch.log.base import utc_now
+from mealwatch.log.shapes import utc_now
 from mealwatch.log.counts import RECOUNT
 from mealwatch.log.migrations import migrate_postgres, migrate_sqlite
 

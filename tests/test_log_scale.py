@@ -14,7 +14,8 @@ from log_backends import complaint
 from test_serve_api import log_client, model_dir, predictor  # noqa: F401 - the tiny model and its clients
 
 from mealwatch.log import SCHEMA_VERSION, ComplaintChange, CursorError, Filters, NewComplaint, SavedAnswer
-from mealwatch.log.base import COLUMNS, DAILY_COUNTS, ORDERS, decode_row, utc_now, where_clause
+from mealwatch.log.complaint_rows import COLUMNS, DAILY_COUNTS, ORDERS, decode_row, where_clause
+from mealwatch.log.shapes import utc_now
 from mealwatch.log.counts import RECOUNT
 
 LABEL_SETS = [["illness"], ["spoiled_food", "illness"], ["other"], ["foreign_object"], ["poor_hygiene"]]
@@ -392,7 +393,7 @@ def test_postgres_reads_the_complaints_an_offset_skips_from_the_orders_index_alo
     import psycopg
     from log_backends import PostgresBackend
 
-    from mealwatch.log.base import offset_page_sql
+    from mealwatch.log.complaint_rows import offset_page_sql
 
     backend = PostgresBackend(pg_cluster)
     store = backend.open()

@@ -15,11 +15,14 @@ from pathlib import Path
 
 from .account_store import AuditEntry
 from .alert_store import ALERT_STATUSES, AlertDraft, AlertOutcome
-from .base import (
+from .base import ComplaintLog
+from .complaint_rows import effective_labels
+from .migrations import SCHEMA_VERSION
+from .saved_requests import SavedAnswer
+from .shapes import (
     STATUSES,
     TRANSITIONS,
     ComplaintChange,
-    ComplaintLog,
     CursorError,
     Filters,
     LogClosed,
@@ -31,16 +34,13 @@ from .base import (
     StoreError,
     TransitionError,
     day_range,
-    effective_labels,
     from_stored_time,
     in_scope,
     redact,
+    scope,
     to_stored_time,
     utc_now,
 )
-from .migrations import SCHEMA_VERSION
-from .saved_requests import SavedAnswer
-from .shapes import scope
 
 #: URL scheme -> "module:class" of the backend that opens it (imported only when used)
 BACKENDS: dict[str, str] = {

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from .base import Filters, NewComplaint, Tx, effective_labels, to_stored_time
+from .complaint_rows import effective_labels
+from .shapes import Filters, NewComplaint, Tx, to_stored_time
 
 #: the key of a counts row: day, label, status, urgency, needs_review, corrected
 CountKey = tuple[str, str, str, str, bool, bool]

@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..labels import URGENCY_LEVELS, urgency_rank
-from .base import COLUMNS, ORDERS, CursorError, Tx, page_clause
+from .complaint_rows import COLUMNS, ORDERS
+from .shapes import CursorError, Tx, page_clause
 
 #: order -> its sort keys (SQL expression, descending?, kind of value), as in ``base.ORDERS``; the last (id) is unique
 ORDER_KEYS: dict[str, tuple[tuple[str, bool, str], ...]] = {

@@ -56,7 +56,7 @@ from typing import Any
 from ..records import fold, school_group
 from ..languages import detect_language
 from ..severity import severity
-from .base import StoreError, utc_now
+from .shapes import StoreError, utc_now
 from .counts import RECOUNT
 
 SCHEMA_VERSION = 13

@@ -7,7 +7,7 @@ the call returns; a status change locks its row (``SELECT ... FOR UPDATE``), so 
 the same complaint take turns and the second sees the first's move. Reads that take two queries
 (a page and its total, a complaint and its history) see one snapshot.
 
-Rows come back exactly as from SQLite: the same columns (``base.COLUMNS``), JSON stored as text,
+Rows come back exactly as from SQLite: the same columns (``complaint_rows.COLUMNS``), JSON stored as text,
 times as ``utc_now()`` strings.
 """
 
@@ -23,8 +23,9 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
-from .base import ComplaintLog, LogUnavailable, NewComplaint, StoreError, Tx, insert_row, insert_sql, redact
-from .shapes import LogClosed
+from .base import ComplaintLog
+from .complaint_rows import insert_row, insert_sql
+from .shapes import LogClosed, LogUnavailable, NewComplaint, StoreError, Tx, redact
 from .migrations import migrate_postgres
 
 #: most connections one log holds open at once (threads beyond wait for one)

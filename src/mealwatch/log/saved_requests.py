@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from .base import from_stored_time, to_stored_time
+from .shapes import from_stored_time, to_stored_time
 
 
 @dataclass

@@ -16,8 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .base import ComplaintLog, LogDamaged, LogUnavailable, NewComplaint, StoreError, Tx, insert_row, insert_sql
-from .shapes import LogClosed
+from .base import ComplaintLog
+from .complaint_rows import insert_row, insert_sql
+from .shapes import LogClosed, LogDamaged, LogUnavailable, NewComplaint, StoreError, Tx
 from .migrations import migrate_sqlite
 
 #: sqlite3's words for a log that cannot be used now -> what the service says (a 503 naming it)
