@@ -8,14 +8,12 @@ password as its argon2id hash, a session cookie and an API token as their SHA-25
 from __future__ import annotations
 
 import json
-from abc import abstractmethod
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..records import fold
-from .shapes import Page, Scope, StoreError, Tx
+from .shapes import Page, Scope, Store, StoreError, Tx
 
 USER_COLUMNS = "id, name, role, districts, disabled, created_at, last_login_at"
 TOKEN_COLUMNS = "id, name, role, districts, created_at, last_used_at, revoked_at"
@@ -91,16 +89,8 @@ def _token(row: dict[str, Any] | None) -> dict[str, Any] | None:
     return d
 
 
-class AccountStore:
+class AccountStore(Store):
     """Users, sessions, API tokens and the audit log, each call one transaction (mixed into ``ComplaintLog``)."""
-
-    clock: Callable[[], str]
-
-    @abstractmethod
-    def _read(self) -> AbstractContextManager[Tx]: ...
-
-    @abstractmethod
-    def _write(self) -> AbstractContextManager[Tx]: ...
 
     # --- users -----------------------------------------------------------------------------------
 

@@ -9,14 +9,11 @@ The rules that decide when to raise one live in ``mealwatch.alerts``; this modul
 from __future__ import annotations
 
 import json
-from abc import abstractmethod
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from .shapes import Page, Scope, Tx, from_stored_time, in_scope, page_clause, storable_id, to_stored_time
+from .shapes import Page, Scope, Store, Tx, from_stored_time, in_scope, page_clause, storable_id, to_stored_time
 
 ALERT_STATUSES = ("open", "acknowledged")
 ALERT_COLUMNS = (
@@ -144,16 +141,8 @@ def acknowledge_alert(tx: Tx, alert_id: int, by: str | None, now: str) -> dict[s
     return get_alert(tx, alert_id)
 
 
-class AlertStore:
+class AlertStore(Store):
     """Alerts and the alert checks due, each call one transaction (mixed into ``ComplaintLog``)."""
-
-    clock: Callable[[], str]
-
-    @abstractmethod
-    def _read(self) -> AbstractContextManager[Tx]: ...
-
-    @abstractmethod
-    def _write(self) -> AbstractContextManager[Tx]: ...
 
     def alert_checks_due(self, limit: int = 5000) -> DueChecks:
         """The complaints saved or corrected whose alert check has not run yet, oldest first (at most ``limit``

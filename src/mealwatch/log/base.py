@@ -16,20 +16,19 @@ Every backend returns the same dicts for the same calls: the keys of ``complaint
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 
 from .account_store import AccountStore
 from .alert_store import AlertStore
 from .complaint_store import ComplaintStore
 from .incident_store import IncidentStore
 from .preference_store import PreferenceStore
-from .shapes import Tx, utc_now
+from .shapes import utc_now
 from .vector_store import VectorStore
 
 
-class ComplaintLog(ComplaintStore, AccountStore, AlertStore, PreferenceStore, VectorStore, IncidentStore, ABC):
+class ComplaintLog(ComplaintStore, AccountStore, AlertStore, PreferenceStore, VectorStore, IncidentStore):
     """The complaint log: safe to share between threads; every write is one transaction, committed on return.
 
     A backend opens its database and implements ``close``, ``_insert``, ``_read`` and ``_write``; every
@@ -53,11 +52,3 @@ class ComplaintLog(ComplaintStore, AccountStore, AlertStore, PreferenceStore, Ve
         """Read the storage once for damage (LogDamaged naming it); the pages read, None where the backend checks
         its own storage (PostgreSQL's checksums) or the file is too large to read at every start."""
         return None
-
-    @abstractmethod
-    def _read(self) -> AbstractContextManager[Tx]:
-        """A consistent read-only view."""
-
-    @abstractmethod
-    def _write(self) -> AbstractContextManager[Tx]:
-        """A write transaction, committed when the block ends without an exception."""

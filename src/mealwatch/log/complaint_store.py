@@ -12,7 +12,6 @@ import json
 from abc import abstractmethod
 from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -52,6 +51,7 @@ from .shapes import (
     NewComplaint,
     Page,
     Scope,
+    Store,
     Tx,
     in_scope,
     storable_id,
@@ -59,12 +59,10 @@ from .shapes import (
 )
 
 
-class ComplaintStore:
+class ComplaintStore(Store):
     """The complaints: saved, read, paged, corrected and counted, each call one transaction (mixed into
     ``ComplaintLog``, whose backend writes a save's complaint and label rows: ``_insert``). A method taking a
     ``scope`` treats a complaint outside it as missing."""
-
-    clock: Callable[[], str]
 
     def add(self, complaint: NewComplaint) -> int:
         """Save one complaint; returns its id."""
@@ -128,12 +126,6 @@ class ComplaintStore:
     @abstractmethod
     def _insert(self, tx: Tx, complaints: Sequence[NewComplaint], now: str) -> list[int]:
         """Insert new complaints (and their label rows) within ``tx``, created at ``now``; their ids in order."""
-
-    @abstractmethod
-    def _read(self) -> AbstractContextManager[Tx]: ...
-
-    @abstractmethod
-    def _write(self) -> AbstractContextManager[Tx]: ...
 
     # --- one complaint ---------------------------------------------------------------------------
 

@@ -12,15 +12,13 @@ close and reopen incidents; a complaint once placed is never moved again by the 
 from __future__ import annotations
 
 import json
-from abc import abstractmethod
 from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from .shapes import Page, Scope, Tx, from_stored_time, in_scope, to_stored_time
+from .shapes import Page, Scope, Store, Tx, from_stored_time, in_scope, to_stored_time
 from .vector_store import read_vectors
 
 INCIDENT_STATUSES = ("open", "closed")
@@ -58,16 +56,8 @@ class Placing:
 Chooser = Callable[[tuple[bytes, float] | None, str, list[OpenIncident]], int | None]
 
 
-class IncidentStore:
+class IncidentStore(Store):
     """Incidents, each call one transaction (mixed into ``ComplaintLog``)."""
-
-    clock: Callable[[], str]
-
-    @abstractmethod
-    def _read(self) -> AbstractContextManager[Tx]: ...
-
-    @abstractmethod
-    def _write(self) -> AbstractContextManager[Tx]: ...
 
     def place_complaints(
         self, placings: Sequence[Placing], model: str, window: timedelta, choose: Chooser

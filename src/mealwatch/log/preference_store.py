@@ -5,27 +5,16 @@ Keyed by the user's name as compared (``account_store.name_key``), so it follows
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 
 from .account_store import name_key
-from .shapes import Tx
+from .shapes import Store
 
 #: the languages the page speaks (``serve/static/i18n.js``)
 LANGUAGES = ("en", "hi")
 
 
-class PreferenceStore:
+class PreferenceStore(Store):
     """Each user's language for the page, each call one transaction (mixed into ``ComplaintLog``)."""
-
-    clock: Callable[[], str]
-
-    @abstractmethod
-    def _read(self) -> AbstractContextManager[Tx]: ...
-
-    @abstractmethod
-    def _write(self) -> AbstractContextManager[Tx]: ...
 
     def language(self, user: str) -> str | None:
         """The language ``user`` chose for the page, or None (not chosen: the browser's is used)."""

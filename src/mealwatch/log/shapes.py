@@ -1,10 +1,11 @@
-"""The shapes the complaint log trades in: complaints, filters, changes, pages, scopes, stored times, errors, and
-``Tx``, the transaction every shared method of ``ComplaintLog`` is written on (re-exported by ``log/base.py``)."""
+"""The shapes the complaint log trades in: complaints, filters, changes, pages, scopes, stored times, errors;
+``Tx``, the transaction every store of ``ComplaintLog`` is written on, and ``Store``, what each store asks of it."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -216,3 +217,19 @@ class Tx(ABC):
     @abstractmethod
     def lock(self, key: str) -> None:
         """Hold a lock named ``key`` until the transaction ends (writers of the same key take turns)."""
+
+
+class Store(ABC):
+    """What each resource's store (mixed into ``ComplaintLog``) is written on: the log's clock and its one
+    transaction boundary, which the backend provides."""
+
+    #: the current time as stored (``utc_now``)
+    clock: Callable[[], str]
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Tx]:
+        """A consistent read-only view."""
+
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Tx]:
+        """A write transaction, committed when the block ends without an exception."""

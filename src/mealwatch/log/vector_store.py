@@ -10,12 +10,10 @@ commit in the order of their numbers, and a reader that has seen number ``n`` ha
 from __future__ import annotations
 
 import json
-from abc import abstractmethod
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .shapes import Tx
+from .shapes import Store, Tx
 
 
 @dataclass(frozen=True)
@@ -38,16 +36,8 @@ class ToEmbed:
     text: str
 
 
-class VectorStore:
+class VectorStore(Store):
     """Vectors of complaints, each call one transaction (mixed into ``ComplaintLog``)."""
-
-    clock: Callable[[], str]
-
-    @abstractmethod
-    def _read(self) -> AbstractContextManager[Tx]: ...
-
-    @abstractmethod
-    def _write(self) -> AbstractContextManager[Tx]: ...
 
     def last_complaint_id(self) -> int:
         """The highest complaint id saved so far (0 for an empty log)."""
