@@ -17,12 +17,17 @@ from fastapi.staticfiles import StaticFiles
 
 from ..alerts import AlertEngine, AlertWorker, Rule, Webhook
 from .accounts_api import router as accounts_router
+from .classify_api import router as classify_router
 from .admission import Admission
-from .app import STATIC, Service, router
 from .auth import AccountSettings, authorize
+from .log_api import router as log_router
+from .pages import STATIC
+from .pages import router as pages_router
 from .preferences import router as preferences_router
 from .records import router as records_router
 from .search_api import router as search_router
+from .service import Service
+from .service_api import router as service_router
 from ..search.grouping import DEFAULT_RULE, GroupingRule
 from ..search.vectors import SentenceVectors
 from ..search.worker import SearchWorker
@@ -145,7 +150,9 @@ def create_app(
     app.add_middleware(Admission)  # inside the security checks: a foreign host or a cross-site write never gets here
     app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])
     install_error_handlers(app)
-    for routes in (router, records_router, accounts_router, preferences_router, search_router):
+    routers = (classify_router, log_router, service_router, pages_router, records_router, accounts_router,
+               preferences_router, search_router)  # fmt: skip
+    for routes in routers:
         app.include_router(routes, dependencies=[Depends(authorize)])
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -94,7 +94,7 @@ def _cookie(request: Request, response: JSONResponse, value: str, max_age: int |
 
 @router.get("/login", include_in_schema=False)
 def login_page() -> FileResponse:
-    from .app import STATIC
+    from .pages import STATIC
 
     return FileResponse(STATIC / STATIC_LOGIN, media_type="text/html")
 

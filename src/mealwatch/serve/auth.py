@@ -268,6 +268,13 @@ def require(who: Principal, role: str, what: str) -> None:
         raise ApiError(403, f"your role ({who.role}) may not {what}: it needs {role}")
 
 
+def actor(who: Principal, named: str | None, header: str | None) -> str | None:
+    """Who a change is recorded as made by: the signed-in account; without accounts, as the request names them."""
+    if who.kind in ("session", "token"):
+        return who.name
+    return named or (header or "").strip()[:200] or None
+
+
 def place_in_scope(who: Principal, records: list[Record]) -> None:
     """Check (and fill) the districts of complaints ``who`` saves: each in their districts; one with no district
     gets theirs when they have exactly one. A complaint they could not see again is refused."""

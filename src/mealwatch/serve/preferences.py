@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..log.preference_store import LANGUAGES
-from .app import Svc
+from .service import Svc
 from .auth import Who, optional
 
 router = APIRouter()

@@ -1,7 +1,7 @@
 """Routes of an officer's day beyond classifying: a complaint's full history, outbreak alerts and the
 settings the page needs (its time zone, the channels).
 
-The complaint's own routes (list, get, PATCH for status, corrections, assignee and notes) are in app.py.
+The complaint's own routes (list, get, PATCH for status, corrections, assignee and notes) are in log_api.py.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..log import ALERT_STATUSES
 from ..records import CHANNELS, clean_name
-from .app import Svc, actor
-from .auth import Who, audit
+from .auth import Who, actor, audit
 from .errors import ApiError
 from .record_fields import BY_HEADER
 from .schemas import MAX_OFFSET
+from .service import Svc
 
 router = APIRouter()
 

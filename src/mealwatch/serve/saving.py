@@ -32,7 +32,7 @@ from .predictor import Classified
 from .record_fields import new_complaint, record_out
 
 if TYPE_CHECKING:
-    from .app import Service
+    from .service import Service
 
 #: seconds a save whose commit went unacknowledged waits for the log to answer whether it went through
 RECOVERY_S = 5.0

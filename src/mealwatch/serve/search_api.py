@@ -12,11 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..log.incident_store import INCIDENT_STATUSES, IncidentError
 from ..search.engine import MAX_RESULTS, Result, Search
-from .app import Service, Svc, actor
-from .auth import Who, audit
+from .auth import Who, actor, audit
 from .errors import ApiError
 from .record_fields import shown
 from .schemas import MAX_OFFSET, Complaint, check_complaint_text
+from .service import Service, Svc
 
 router = APIRouter()
 MAX_QUERY_CHARS = 500
