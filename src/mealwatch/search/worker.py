@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..background import Worker
 from .engine import Search
 
 log = logging.getLogger("mealwatch.search")
@@ -45,8 +46,13 @@ def lower_this_thread(nice: int = BACKGROUND_NICE) -> bool:
     return True
 
 
-class SearchWorker:
-    """Runs ``search``'s embedding, placing and index catch-up on its own thread (``start``)."""
+class SearchWorker(Worker):
+    """Runs ``search``'s embedding, placing and index catch-up on its own thread (``start``; ``background.Worker``:
+    ``poke``, ``wait``, ``close``)."""
+
+    thread_name = "mealwatch-search"
+    wait_s = 5.0
+    close_s = 10.0
 
     def __init__(
         self,
@@ -57,73 +63,36 @@ class SearchWorker:
         on_signals: Callable[[], object] | None = None,
         busy: Callable[[], bool] | None = None,
     ) -> None:
+        super().__init__(poll_s=poll_s, retry_s=RETRY_S, pause_s=pause_s)
         self.search = search
-        self.poll_s, self.pause_s, self.on_signals, self.busy = poll_s, pause_s, on_signals, busy
-        self._wake, self._stop = threading.Event(), threading.Event()
-        self._state = threading.Condition()
-        self._asked = self._done = 0
-        self.failures = 0
-        self._thread: threading.Thread | None = None
+        self.on_signals, self.busy = on_signals, busy
 
-    def start(self) -> SearchWorker:
-        self._thread = threading.Thread(target=self._run, name="mealwatch-search", daemon=True)
-        self._thread.start()
-        return self
-
-    def poke(self) -> int:
-        """Say that complaints were saved; a ticket for ``wait``."""
-        with self._state:
-            self._asked += 1
-            ticket = self._asked
-        self._wake.set()
-        return ticket
-
-    def wait(self, ticket: int | None = None, timeout: float = 5.0) -> bool:
-        """Wait until the saves of ``ticket`` (default: every poke so far) are embedded, placed and indexed."""
-        with self._state:
-            target = self._asked if ticket is None else ticket
-            return self._state.wait_for(lambda: self._done >= target, timeout)
-
-    def close(self, timeout: float = 10.0) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def _run(self) -> None:
+    def starting(self) -> None:
         lower_this_thread()  # before the first embedding starts the thread's pool of model threads
-        while not self._stop.is_set():
-            with self._state:
-                target = self._asked
-            try:
-                while self.search.catch_up() and not self._stop.is_set():
-                    pass  # a fresh index reads the whole log first
-                if self.search.index.needs_training():
-                    self.search.index.train()  # the approximate index, off the request path
-                more = self._batch()
-                self.search.catch_up()
-            except Exception:  # the log unreachable: tried again shortly
-                self.failures += 1
-                log.exception("the search worker failed; it tries again in %.0f s", RETRY_S)
-                self._wake.wait(RETRY_S)
-                self._wake.clear()
-                continue
-            if not self.search.progress.last_was_fresh:  # every save before the poke is embedded and indexed
-                with self._state:
-                    self._done = max(self._done, target)
-                    self._state.notify_all()
-            if more:
-                self._stop.wait(self.pause_s)
-                continue
-            self._wake.wait(self.poll_s)
-            self._wake.clear()
+
+    def work(self) -> bool:
+        """The index caught up with the log (trained when it needs to be), then one batch embedded and placed;
+        whether there was one."""
+        while self.search.catch_up() and not self.stopping.is_set():
+            pass  # a fresh index reads the whole log first
+        if self.search.index.needs_training():
+            self.search.index.train()  # the approximate index, off the request path
+        more = self._batch()
+        self.search.catch_up()
+        return more
+
+    def caught_up(self) -> bool:
+        return not self.search.progress.last_was_fresh  # every save before the poke is embedded and indexed
+
+    def failed(self, error: Exception) -> None:  # the log unreachable: tried again shortly
+        log.error("the search worker failed; it tries again in %.0f s", self.retry_s, exc_info=error)
 
     def _batch(self) -> bool:
         """One batch embedded (whether there was one); the alert worker told when signals may have changed."""
         if self.busy is not None:
             deadline = time.monotonic() + MAX_DEFER_S
-            while self.busy() and time.monotonic() < deadline and not self._stop.is_set():
-                self._stop.wait(0.05)
+            while self.busy() and time.monotonic() < deadline and not self.stopping.is_set():
+                self.stopping.wait(0.05)
         before = self.search.progress.embedded
         done = self.search.embed_due()
         if done and self.on_signals is not None:
