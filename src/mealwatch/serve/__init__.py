@@ -19,12 +19,12 @@ from ..alerts import AlertEngine, AlertWorker, Rule, Webhook
 from .accounts_api import router as accounts_router
 from .classify_api import router as classify_router
 from .admission import Admission
+from .alerts_api import router as alerts_router
 from .auth import AccountSettings, authorize
 from .log_api import router as log_router
 from .pages import STATIC
 from .pages import router as pages_router
 from .preferences import router as preferences_router
-from .records import router as records_router
 from .search_api import router as search_router
 from .service import Service
 from .service_api import router as service_router
@@ -150,7 +150,7 @@ def create_app(
     app.add_middleware(Admission)  # inside the security checks: a foreign host or a cross-site write never gets here
     app.add_middleware(SecurityMiddleware, trusted_hosts=[*LOOPBACK_HOSTS, *trusted_hosts])
     install_error_handlers(app)
-    routers = (classify_router, log_router, service_router, pages_router, records_router, accounts_router,
+    routers = (classify_router, log_router, service_router, pages_router, alerts_router, accounts_router,
                preferences_router, search_router)  # fmt: skip
     for routes in routers:
         app.include_router(routes, dependencies=[Depends(authorize)])

@@ -268,6 +268,10 @@ def require(who: Principal, role: str, what: str) -> None:
         raise ApiError(403, f"your role ({who.role}) may not {what}: it needs {role}")
 
 
+#: the request header naming who makes a change (without accounts); a body's ``by`` wins over it
+BY_HEADER = "X-Officer"
+
+
 def actor(who: Principal, named: str | None, header: str | None) -> str | None:
     """Who a change is recorded as made by: the signed-in account; without accounts, as the request names them."""
     if who.kind in ("session", "token"):

@@ -1,8 +1,8 @@
 """The complaint log's routes: a page of complaints (filtered: ``filters.LogFilters``), their CSV export, one
-complaint, a change to one (status, corrected labels, assignee, notes, district), and the daily counts per label.
+complaint, its history, a change to one (status, corrected labels, assignee, notes, district), and the daily counts
+per label.
 
-A complaint's history, the alerts and the page's settings are ``records.py``'s; search and incidents
-``search_api.py``'s.
+The alerts are ``alerts_api.py``'s; search and incidents ``search_api.py``'s.
 """
 
 from __future__ import annotations
@@ -11,20 +11,28 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query, Request
+from pydantic import BaseModel, Field
 from fastapi.responses import Response
 
 from ..log import ComplaintChange, CursorError, TransitionError, day_range, in_scope
 from . import csv_out
-from .auth import Principal, Who, actor, audit, require
+from .auth import BY_HEADER, Principal, Who, actor, audit, require
 from .errors import ApiError
 from .filters import LogFilters
-from .record_fields import BY_HEADER, shown
-from .schemas import MAX_OFFSET, MAX_PAGE, Complaint, ComplaintPage, ComplaintPatch
+from .record_fields import shown
+from .schemas import MAX_OFFSET, MAX_PAGE, MAX_STATS_DAYS, Complaint, ComplaintPage, ComplaintPatch
 from .service import Service, Svc
 
 router = APIRouter()
-MAX_STATS_DAYS = 3660
 FullPhone = Annotated[bool, Query(description="show the reporter's phone number in full (else ******3210)")]
+
+
+class Change(BaseModel):
+    field: Literal["status", "labels", "assignee", "notes", "district", "block"]
+    old: str | list[str] | None
+    new: str | list[str] | None
+    by: str | None = Field(description="who made it, as the request named them (null: not named)")
+    at: str
 
 
 @router.get("/api/complaints", response_model=ComplaintPage, tags=["log"])
@@ -93,6 +101,16 @@ def get_complaint(complaint_id: int, svc: Svc, who: Who, request: Request, full_
     found = _existing(svc, complaint_id, who)
     audit_phones(request, [found], full_phone)
     return shown(found, full_phone)
+
+
+@router.get("/api/complaints/{complaint_id}/history", response_model=list[Change], tags=["log"])
+def complaint_history(complaint_id: int, svc: Svc, who: Who) -> list[dict]:
+    """Every change of the complaint's status, labels, assignee, notes, district and block, oldest first, with who
+    and when."""
+    changes = svc.store.changes(complaint_id, who.scope)
+    if changes is None:
+        raise ApiError(404, f"no complaint with id {complaint_id}")
+    return changes
 
 
 def may_see_phones(who: Principal, full_phone: bool) -> None:

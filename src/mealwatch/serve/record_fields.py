@@ -12,9 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from .. import decisions
-from ..log import NewComplaint, to_stored_time
-from ..pipeline import Prediction
+from ..log import to_stored_time
 from ..records import (
     CHANNELS,
     MAX_EXTRA_FIELDS,
@@ -28,10 +26,6 @@ from ..records import (
     clean_name,
     mask_phone,
 )
-from .predictor import Predictor
-
-#: the request header naming who makes a change (until there are accounts); a body's ``by`` wins over it
-BY_HEADER = "X-Officer"
 
 
 class RecordFields(BaseModel):
@@ -108,25 +102,6 @@ class CorrectionOut(RecordOut):
     certainty: float | None = Field(
         None, description="distance of the least certain label's probability from its threshold (0: a coin toss)"
     )
-
-
-def certainty(prediction: Prediction, thresholds: list[float] | None) -> float:
-    """How far the prediction is from changing (``decisions.certainty``; 0: a coin toss)."""
-    probabilities = list(prediction.probabilities.values())
-    if thresholds is not None and len(thresholds) != len(probabilities):
-        thresholds = None  # not this prediction's thresholds: the top probability's lead instead
-    return float(decisions.certainty([probabilities], thresholds)[0])
-
-
-def new_complaint(predictor: Predictor, prediction: Prediction, record: Record) -> NewComplaint:
-    """What the log saves for a classified complaint with its record."""
-    pipeline = predictor.pipeline
-    return NewComplaint(
-        prediction.text, prediction.labels, prediction.probabilities, pipeline.log_urgency(prediction.labels),
-        predictor.version, record.school, prediction.review_reasons, record.udise, record.district, record.block,
-        record.incident_at, record.channel, record.reporter_phone, record.extra,
-        certainty(prediction, pipeline.thresholds()),
-    )  # fmt: skip
 
 
 def record_out(record: Record, full_phone: bool = False) -> dict[str, Any]:

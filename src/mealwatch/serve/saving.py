@@ -23,13 +23,15 @@ from fastapi import Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from ..log import LogUnavailable, SavedAnswer
+from .. import decisions
+from ..log import LogUnavailable, NewComplaint, SavedAnswer
+from ..pipeline import Prediction
 from ..records import Record
 from . import idempotency
 from .auth import Principal, audit_entry, place_in_scope, require
 from .errors import ApiError
-from .predictor import Classified
-from .record_fields import new_complaint, record_out
+from .predictor import Classified, Predictor
+from .record_fields import record_out
 
 if TYPE_CHECKING:
     from .service import Service
@@ -40,6 +42,25 @@ RECOVERY_S = 5.0
 Render = Callable[[list[dict[str, Any]]], tuple[str, str]]
 #: how a route classifies its texts (in order): the shared passes, an explanation's queue
 Classify = Callable[[list[str]], Awaitable[list[Classified]]]
+
+
+def certainty(prediction: Prediction, thresholds: list[float] | None) -> float:
+    """How far the prediction is from changing (``decisions.certainty``; 0: a coin toss)."""
+    probabilities = list(prediction.probabilities.values())
+    if thresholds is not None and len(thresholds) != len(probabilities):
+        thresholds = None  # not this prediction's thresholds: the top probability's lead instead
+    return float(decisions.certainty([probabilities], thresholds)[0])
+
+
+def new_complaint(predictor: Predictor, prediction: Prediction, record: Record) -> NewComplaint:
+    """What the log saves for a classified complaint with its record."""
+    pipeline = predictor.pipeline
+    return NewComplaint(
+        prediction.text, prediction.labels, prediction.probabilities, pipeline.log_urgency(prediction.labels),
+        predictor.version, record.school, prediction.review_reasons, record.udise, record.district, record.block,
+        record.incident_at, record.channel, record.reporter_phone, record.extra,
+        certainty(prediction, pipeline.thresholds()),
+    )  # fmt: skip
 
 
 def result(c: Classified, record: Record, version: str, complaint_id: int | None = None) -> dict[str, Any]:

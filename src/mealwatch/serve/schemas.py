@@ -28,6 +28,12 @@ MAX_PAGE = 500
 MAX_OFFSET = 2**63 - 1
 #: integrated gradients: the most interpolation steps one request may ask for
 MAX_IG_STEPS = 300
+#: the daily counts: the most days one request may span
+MAX_STATS_DAYS = 3660
+#: search: the longest query, in characters
+MAX_QUERY_CHARS = 500
+#: incidents: the most ids one merge or split may name
+MAX_IDS = 200
 
 Importance = Literal["none", "grad", "ig", "why"]
 Status = Literal["new", "in_progress", "resolved"]

@@ -15,12 +15,10 @@ from ..search.engine import MAX_RESULTS, Result, Search
 from .auth import Who, actor, audit
 from .errors import ApiError
 from .record_fields import shown
-from .schemas import MAX_OFFSET, Complaint, check_complaint_text
+from .schemas import MAX_IDS, MAX_OFFSET, MAX_QUERY_CHARS, Complaint, check_complaint_text
 from .service import Service, Svc
 
 router = APIRouter()
-MAX_QUERY_CHARS = 500
-MAX_IDS = 200
 
 
 class Found(BaseModel):

@@ -1,5 +1,5 @@
-"""What the service says of itself: its health (the model answering, its shared passes, the log's size) and the
-model's labels."""
+"""What the service says of itself: its health (the model answering, its shared passes, the log's size), the
+model's labels, and the settings the page needs (time zone, channels, alert rules)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request
 
 from ..labels import DEFINITIONS
 from ..log import Filters
+from ..records import CHANNELS
 from .auth import optional
 from .service import Svc
 
@@ -40,3 +41,14 @@ def labels(svc: Svc) -> list[dict]:
         {"label": label, "definition": DEFINITIONS.get(label, ""), "urgency": pipeline.urgency_of([label])}
         for label in pipeline.labels
     ]
+
+
+@router.get("/api/settings", tags=["service"])
+def settings(svc: Svc) -> dict:
+    """What the page needs to know of this service: the officers' time zone, the channels, the alert rules."""
+    rules = svc.alerts.rules if svc.alerts is not None else ()
+    return {
+        "timezone": str(getattr(svc.zone, "key", "UTC")),
+        "channels": list(CHANNELS),
+        "alert_rules": [{"name": r.name, "summary": r.summary} for r in rules],
+    }

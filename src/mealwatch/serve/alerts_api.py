@@ -1,8 +1,5 @@
-"""Routes of an officer's day beyond classifying: a complaint's full history, outbreak alerts and the
-settings the page needs (its time zone, the channels).
-
-The complaint's own routes (list, get, PATCH for status, corrections, assignee and notes) are in log_api.py.
-"""
+"""The outbreak alerts' routes: the alerts of the account's districts (open first), and an officer acknowledging
+one. The rules that raise them are ``mealwatch.alerts``'; the log keeps them (``log/alert_store.py``)."""
 
 from __future__ import annotations
 
@@ -12,22 +9,13 @@ from fastapi import APIRouter, Header, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..log import ALERT_STATUSES
-from ..records import CHANNELS, clean_name
-from .auth import Who, actor, audit
+from ..records import clean_name
+from .auth import BY_HEADER, Who, actor, audit
 from .errors import ApiError
-from .record_fields import BY_HEADER
-from .schemas import MAX_OFFSET
+from .schemas import MAX_OFFSET, MAX_PAGE
 from .service import Svc
 
 router = APIRouter()
-
-
-class Change(BaseModel):
-    field: Literal["status", "labels", "assignee", "notes", "district", "block"]
-    old: str | list[str] | None
-    new: str | list[str] | None
-    by: str | None = Field(description="who made it, as the request named them (null: not named)")
-    at: str
 
 
 class Alert(BaseModel):
@@ -68,22 +56,12 @@ class AlertPatch(BaseModel):
         return clean_name(v, "by")
 
 
-@router.get("/api/complaints/{complaint_id}/history", response_model=list[Change], tags=["log"])
-def complaint_history(complaint_id: int, svc: Svc, who: Who) -> list[dict]:
-    """Every change of the complaint's status, labels, assignee, notes, district and block, oldest first, with who
-    and when."""
-    changes = svc.store.changes(complaint_id, who.scope)
-    if changes is None:
-        raise ApiError(404, f"no complaint with id {complaint_id}")
-    return changes
-
-
 @router.get("/api/alerts", response_model=AlertPage, tags=["alerts"])
 def list_alerts(
     svc: Svc,
     who: Who,
     status: Annotated[Literal[ALERT_STATUSES] | None, Query(description="only open or acknowledged alerts")] = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict:
     """Outbreak alerts (of the account's districts), open ones first, then the most recent; the alerts of the
@@ -109,14 +87,3 @@ def acknowledge_alert(
         raise ApiError(404, f"no alert with id {alert_id}")
     audit(request, "acknowledge", f"alert {alert_id}", districts=[alert["district"]])
     return alert
-
-
-@router.get("/api/settings", tags=["service"])
-def settings(svc: Svc) -> dict:
-    """What the page needs to know of this service: the officers' time zone, the channels, the alert rules."""
-    rules = svc.alerts.rules if svc.alerts is not None else ()
-    return {
-        "timezone": str(getattr(svc.zone, "key", "UTC")),
-        "channels": list(CHANNELS),
-        "alert_rules": [{"name": r.name, "summary": r.summary} for r in rules],
-    }
