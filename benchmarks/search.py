@@ -32,6 +32,8 @@ from mealwatch.search.vectors import quantize  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 K = 10
+#: the validation queries with the lowest recall printed
+WORST = 10
 
 
 def read(path: Path, needed: set[str]) -> list[dict[str, str]]:
@@ -51,6 +53,12 @@ def main() -> int:
         "--weights",
         default="0,0.05,0.1,0.15,0.2,0.3,0.5",
         help="concept weights tried on validation (test: the service's CONCEPT_WEIGHT alone)",
+    )
+    ap.add_argument(
+        "--second-from",
+        default="q62",
+        help="validation: also report the queries before this id and from it on separately (data/search: q62 on are "
+        "the second validation set, written after the lexicon)",
     )
     args = ap.parse_args()
     corpus = read(args.data / "corpus.csv", {"id", "text", "language"})
@@ -74,11 +82,16 @@ def main() -> int:
         vectors = source.queries([r["query"] for r in chosen])
         weights = [float(w) for w in args.weights.split(",")] if split == "validation" else [CONCEPT_WEIGHT]
         for weight in weights:
-            report(split, weight, chosen, vectors, corpus, index, language)
+            report(split, weight, chosen, vectors, corpus, index, language, args.second_from)
     return 0
 
 
-def report(split, weight, chosen, vectors, corpus, index, language) -> None:
+def query_number(qid: str) -> int:
+    digits = "".join(ch for ch in qid if ch.isdigit())
+    return int(digits) if digits else 0
+
+
+def report(split, weight, chosen, vectors, corpus, index, language, second_from) -> None:
     recalls, cross, mrr, worst = [], [], [], []
     for r, v in zip(chosen, vectors):
         relevant = set(r["relevant"].split(";"))
@@ -95,8 +108,15 @@ def report(split, weight, chosen, vectors, corpus, index, language) -> None:
     print(f"{split}, concept weight {weight}: {len(chosen)} queries, recall@{K} {np.mean(recalls):.3f}, recall@{K} of "
           f"relevant complaints in another language {np.mean(cross):.3f} ({len(cross)} queries), MRR "
           f"{np.mean(mrr):.3f}")  # fmt: skip
+    if split == "validation" and second_from:
+        cut = query_number(second_from)
+        first = [x for x, r in zip(recalls, chosen) if query_number(r["id"]) < cut]
+        second = [x for x, r in zip(recalls, chosen) if query_number(r["id"]) >= cut]
+        if first and second:
+            print(f"  before {second_from}: {len(first)} queries, recall@{K} {np.mean(first):.3f}; from {second_from}: "
+                  f"{len(second)} queries, recall@{K} {np.mean(second):.3f}")  # fmt: skip
     if split == "validation" and weight == CONCEPT_WEIGHT:
-        for recall, qid, text in sorted(worst)[:5]:
+        for recall, qid, text in sorted(worst)[:WORST]:
             print(f"  {qid} recall@{K} {recall:.2f}: {text}")
 
 
