@@ -44,7 +44,7 @@ def test_bad_input_is_one_line(args, message, capsys, log_path):
 def test_search_and_like_with_why(capsys, log_path, model_dir):  # noqa: F811
     assert main(["search", "no eggs on egg day", "--db", str(log_path), "--vectors", str(model_dir), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert lines[0]["id"] == 2 and lines[0]["shared_concepts"] == ["eggs"] and lines[0]["score"] > 1.0
+    assert lines[0]["id"] == 2 and lines[0]["shared_concepts"] == ["eggs", "not_given"] and lines[0]["score"] > 1.0
     assert lines[0]["shared_words"] == ["eggs"] and len(lines) == 2  # "egg" is "eggs" compared; "day" too common
     store = open_log(log_path)  # embedded once: stored in the log for the next search (and the service)
     assert store.vector_count(_version(log_path)) == 2

@@ -44,7 +44,7 @@ def test_search_finds_by_meaning_with_score_and_why(app):
         assert [r["complaint"]["id"] for r in body["results"]][0] == ids[1]
         first = body["results"][0]
         # the cosine (1: its own text) plus the whole concept weight: it is about every concept of the query
-        assert first["shared_concepts"] == ["eggs", "menu"]
+        assert first["shared_concepts"] == ["eggs", "menu", "not_given"]
         assert first["score"] == pytest.approx(1.0 + CONCEPT_WEIGHT, abs=0.02)
         assert first["score"] >= body["results"][1]["score"]
         assert first["shared_words"] == ["eggs", "served", "friday", "menu", "says"]

@@ -2,12 +2,13 @@
 
 Each concept (a lizard, worms, vomiting, a hospital, watery dal, a late meal, ...) lists how it is written in
 English, Hindi (Devanagari and romanised), Tamil, Telugu, Kannada, Bengali, Marathi, Gujarati, Urdu, Malayalam,
-Punjabi and Odia. A form is found at the start of a word of the ``text.normalize``d text (so inflections and
-agglutinated endings still match: "பல்லி" finds "பல்லியை"); a form ending in ``$`` must be the whole word
-("बाल$": hair, not "बालक", a boy). Search adds the share of a query's concepts that a complaint also has to the
-cosine of their meanings (``engine.Search``; the weight chosen on data/search's validation queries), which
-carries a short query across scripts ("lizard in food" to "சாம்பார்ல பல்லி") where the small encoder alone
-prefers complaints in the query's own language; the concepts shared are also part of the answer's "why".
+Punjabi and Odia (``lexicon.CONCEPTS``, where the forms' syntax is described). A form is found at the start of a
+word of the ``fold``ed text (so inflections and agglutinated endings still match: "பல்லி" finds "பல்லியை"); a
+form ending in ``$`` must be the whole word ("बाल$": hair, not "बालक", a boy). Search adds the share of a query's
+concepts that a complaint also has to the cosine of their meanings (``engine.Search``; the weight chosen on
+data/search's validation queries), which carries a short query across scripts ("lizard in food" to "சாம்பார்ல
+பல்லி") where the small encoder alone prefers complaints in the query's own language; the concepts shared are
+also part of the answer's "why".
 """
 
 from __future__ import annotations
@@ -16,186 +17,43 @@ import re
 from functools import lru_cache
 
 from ..text import normalize
-
-#: concept -> its forms (see the module docstring)
-CONCEPTS: dict[str, tuple[str, ...]] = {
-    "lizard": ("lizard", "छिपकली", "छिपकिली", "chhipkali", "chipkali", "chhipkalee", "chhipkli", "chipkli",
-               "chipakli", "chhipakli", "பல்லி", "బల్లి", "ಹಲ್ಲಿ", "টিকটিকি", "पाल$", "पाली", "ગરોળી", "چھپکلی",
-               "പല്ലി", "ਕਿਰਲੀ", "ਛਿਪਕਲੀ", "ଝିଟିପିଟି", "ଏଣ୍ଡୁ"),
-    "insects": ("worm", "insect", "maggot", "weevil", "cockroach", "कीड़", "कीडे", "कीड़े", "इल्ली", "सुंडी",
-                "कॉकरोच", "keeda", "keede", "kida", "kide", "keedey", "illi", "sundi", "புழு", "பூச்சி",
-                "கரப்பான்", "పురుగు", "బొద్దింక", "ಹುಳು", "ಹುಳ", "ಕೀಟ", "ಜಿರಳೆ", "পোকা", "আরশোলা", "তেলাপোকা",
-                "अळी", "अळ्या", "किडे", "किडा", "झुरळ", "જીવાત", "ઈયળ", "ઇયળ", "કીડા", "વંદો", "کیڑ", "سنڈی",
-                "لال بیگ", "പുഴു", "പ്രാണി", "പാറ്റ", "ਕੀੜ", "ਸੁੰਡੀ", "ਕਾਕਰੋਚ", "ପୋକ", "ଅସରପା"),
-    "glass": ("glass", "कांच", "काँच", "kanch", "kaanch", "கண்ணாடி", "గాజు", "ಗಾಜು", "কাচ", "কাঁচ", "काच",
-              "કાચ$", "કાચના", "کانچ", "شیشہ", "شیشے", "ചില്ല", "ഗ്ലാസ", "ਕੱਚ$", "ਕੱਚ ਦ", "କାଚ"),
-    "stones": ("stone", "pebble", "grit", "कंकड़", "कंकर", "पत्थर", "kankad", "kankar", "kankad", "patthar",
-               "கல்லு", "கற்கள", "கல்$", "கல்லா", "రాళ్ళు", "రాళ్లు", "రాయి", "ಕಲ್ಲು", "পাথর", "কাঁকর", "खडे",
-               "दगड", "કાંકરા", "કાંકરી", "પથ્થર", "کنکر", "پتھر", "കല്ല", "ਕੰਕਰ", "ਪੱਥਰ", "ਰੋੜ", "ପଥର", "ଗୋଡି"),
-    "hair": ("hair", "बाल$", "baal$", "முடி", "వెంట్రుక", "ಕೂದಲು", "চুল", "केस$", "વાળ", "بال$", "മുടി", "ਵਾਲ$",
-             "ବାଳ"),
-    "fainting": ("faint", "unconscious", "collapse", "dizz", "passed out", "बेहोश", "चक्कर", "behosh", "bahosh",
-                 "chakkar", "மயக்க", "மயங்கி", "స్పృహ", "కళ్ళు తిరిగ", "ಮೂರ್ಛೆ", "ತಲೆ ಸುತ್ತು", "ಪ್ರಜ್ಞೆ", "অজ্ঞান",
-                 "মাথা ঘোর", "बेशुद्ध", "भोवळ", "બેભાન", "ચક્કર", "بے ہوش", "بیہوش", "چکر", "ബോധം", "തലകറങ്ങ",
-                 "ਬੇਹੋਸ਼", "ਚੱਕਰ", "ଚେତା", "ବେହୋସ", "ମୁଣ୍ଡ ବୁଲା"),
-    "vomiting": ("vomit", "throwing up", "threw up", "उल्टी", "उलटी", "ulti", "ultee", "ultiyan", "ulty", "வாந்தி",
-                 "వాంతి", "ವಾಂತಿ", "বমি", "उलट्या", "ઉલટી", "ઊલટી", "الٹی", "قے", "ഛർദ്ദി", "ഛര്ദ്ദി", "ਉਲਟੀ",
-                 "ବାନ୍ତି"),
-    "diarrhoea": ("diarrh", "loose motion", "dysentery", "दस्त", "dast$", "dast lag", "வயிற்றுப்போக்கு", "பேதி",
-                  "విరేచన", "ಭೇದಿ", "ಅತಿಸಾರ", "পাতলা পায়খানা", "ডায়রিয়া", "ডাইরিয়া", "जुलाब", "अतिसार", "ઝાડા",
-                  "دست$", "اسہال", "വയറിളക്ക", "ਦਸਤ", "ଝାଡା"),
-    "stomach_ache": ("stomach", "tummy", "abdominal", "पेट", "pet dard", "pet me dard", "pet mein dard", "pet dukh",
-                     "வயிற்று வலி", "வயிறு வலி", "வயிறு", "కడుపు", "ಹೊಟ್ಟೆ", "পেট", "पोट", "પેટ", "پیٹ",
-                     "വയറുവേദന", "വയറ്", "വയറു", "ਪੇਟ", "ପେଟ"),
-    "hospital": ("hospital", "phc", "chc", "admitted", "icu", "अस्पताल", "भर्ती", "aspatal", "aspataal", "bharti",
-                 "மருத்துவமனை", "ஆஸ்பத்திரி", "ஆஸ்பிட்டல்", "ఆసుపత్రి", "ఆస్పత్రి", "హాస్పిటల్", "ಆಸ್ಪತ್ರೆ",
-                 "হাসপাতাল", "রুগ্ণালয়", "रुग्णालय", "दवाखान", "हॉस्पिटल", "હોસ્પિટલ", "દવાખાન", "ہسپتال", "اسپتال",
-                 "ആശുപത്രി", "ਹਸਪਤਾਲ", "ହସ୍ପିଟାଲ", "ଡାକ୍ତରଖାନା", "ହସପିଟାଲ"),
-    "death": ("died", "death", "passed away", "मौत", "मृत्यु", "मर गय", "मर गई", "मर गए", "maut", "mar gay",
-              "mar gai", "இறந்த", "உயிரிழ", "చనిపో", "మరణ", "ಸಾವನ್ನ", "ಮೃತಪಟ್ಟ", "মৃত্যু", "মারা গে", "मृत्यू",
-              "મૃત્યુ", "મોત", "موت", "مر گیا", "മരിച്ച", "മരണ", "ਮੌਤ", "ମୃତ୍ୟୁ", "ମରିଗଲ"),
-    "itching": ("itch", "rash", "allerg", "खुजली", "चकत्ते", "khujli", "chakatte", "அரிப்பு", "தடிப்பு",
-                "దురద", "దద్దుర్లు", "ತುರಿಕೆ", "ದದ್ದು", "চুলকানি", "ফুসকুড়ি", "র‍্যাশ", "खाज", "पुरळ", "ખંજવાળ",
-                "ફોલ્લી", "خارش", "دانے", "ചൊറിച്ചിൽ", "തിണർപ്പ", "ਖਾਰਸ਼", "ਖੁਜਲੀ", "ਧੱਫੜ", "କୁଣ୍ଡାଇ", "ଫୁଟକା"),
-    "fever": ("fever", "बुखार", "bukhar", "bukhaar", "காய்ச்சல்", "జ్వరం", "ಜ್ವರ", "জ্বর", "ताप$", "તાવ", "بخار",
-              "പനി", "ਬੁਖਾਰ", "ଜ୍ୱର"),
-    "spoiled": ("spoil", "rotten", "stale", "smell", "stink", "sour", "foul", "fung", "mould", "mold", "सड़",
-                "बासी", "बदबू", "खट्टा", "खट्टी", "फफूंद", "sada", "sadi", "sadha", "basi", "baasi", "badbu",
-                "khatta", "khatti", "கெட்டுப்போ", "நாற்ற", "ஊசிப்போ", "புளிச்ச", "చెడిపోయ", "వాసన", "పాచి",
-                "ಕೆಟ್ಟು", "ವಾಸನೆ", "ಹಳಸಿ", "পচা", "বাসি", "গন্ধ", "টক", "शिळ", "आंबट", "कुजल", "वास$", "બગડેલ",
-                "વાસી", "ગંધ", "ખાટ", "سڑا", "سڑی", "باسی", "بدبو", "کھٹا", "کھٹی", "ചീഞ്ഞ", "പഴകിയ", "ദുർഗന്ധ",
-                "ਸੜਿਆ", "ਸੜੀ", "ਬੇਹਾ", "ਬੇਹੀ", "ਬਦਬੂ", "ਖੱਟਾ", "ਖੱਟੀ", "ପଚା$", "ପଚିଲା", "ବାସି", "ଦୁର୍ଗନ୍ଧ"),
-    "undercooked": ("undercooked", "half-cooked", "half cooked", "uncooked", "raw", "burnt", "कच्च", "अधपक",
-                    "जली", "जला", "kachcha", "kachha", "kacha", "kachi", "kacchi", "adhpak", "jali", "jala",
-                    "வேகாத", "வேகல", "அரைவேக்காடு", "கருகி", "ఉడకని", "ఉడకలేదు", "సగం ఉడ", "మాడి", "ಬೇಯದ",
-                    "ಬೆಂದಿಲ್ಲ", "ಸೀದು", "কাঁচা", "আধসেদ্ধ", "পোড়া", "कच्चे", "करपल", "કાચું", "કાચી", "બળી",
-                    "کچی", "کچا", "جلی", "جلا", "വേവാത്ത", "വെന്തില്ല", "കരിഞ്ഞ", "ਕੱਚਾ", "ਕੱਚੀ", "ਸੜ ਗ",
-                    "କଞ୍ଚା", "ପୋଡ଼ା", "ସିଝି ନ"),
-    "watery": ("watery", "thin dal", "like water", "tasteless", "bland", "पतली", "पानी जैसी", "पानी जैसा",
-               "बेस्वाद", "patli", "paani jaisa", "pani jaisa", "paani jaisi", "beswad", "தண்ணி மாதிரி",
-               "தண்ணியா", "சுவை இல்ல", "ருசி இல்ல", "నీళ్ళ", "నీళ్ల", "రుచి లే", "ನೀರಿನಂತೆ", "ನೀರು ನೀರಾ",
-               "ರುಚಿ ಇಲ್ಲ", "পাতলা", "জলের মতো", "স্বাদ নেই", "पातळ", "पाण्यासारख", "चव नाही", "બેસ્વાદ",
-               "પાણી જેવી", "પાતળી", "پتلی", "پانی جیسی", "بے ذائقہ", "വെള്ളം പോലെ", "രുചിയില്ല", "ਪਤਲੀ",
-               "ਪਾਣੀ ਵਰਗੀ", "ਬੇਸੁਆਦ", "ପତଳା", "ପାଣି ପରି"),
-    "quantity": ("not enough", "ran out", "small portion", "insufficient", "hungry", "less food", "half plate",
-                 "कम खाना", "कम मिल", "भूखे", "खत्म हो", "kam khana", "kam mil", "bhookhe", "bhukhe", "khatam ho",
-                 "பத்தல", "போதல", "போதவில்லை", "குறைவா", "பசி", "సరిపో", "తక్కువ", "ఆకలి", "ಸಾಕಾಗ", "ಕಡಿಮೆ",
-                 "ಹಸಿವ", "কম দ", "খিদে", "ফুরিয়ে", "অল্প", "पुरले नाही", "उपाशी", "कमी", "ઓછું", "ઓછો", "ભૂખ્યા",
-                 "ખૂટી", "بھوکے", "ختم ہو", "کم کھانا", "കുറവ്", "തികഞ്ഞില്ല", "വിശന്ന", "ਘੱਟ", "ਭੁੱਖੇ", "ਮੁੱਕ",
-                 "କମ୍", "ଭୋକ", "bina khaye", "bina khaaye", "बिना खाए", "बिना खाये", "kuch nahi mila", "कुछ नहीं मिला",
-                 "got nothing", "went without", "without eating", "empty stomach", "না খেয়ে", "ଖାଲି ପେଟ",
-                 "ખાલી પેટ", "કંઈ જ ન મળ્યું", "खाली पोट", "मिळाली नाही", "रिकाम", "ਖਾਲੀ ਪੇਟ", "ਬਿਨਾਂ ਖਾਧੇ",
-                 "வெறும் வயிற்", "ఖాళీ కడుపు", "ಖಾಲಿ ಹೊಟ್ಟೆ", "خالی پیٹ", "ഒഴിഞ്ഞ വയറ"),
-    "not_served": ("no meal", "not served", "wasn't served", "was not served", "no food", "not cooked",
-                   "no mid-day meal", "खाना नहीं", "भोजन नहीं", "नहीं बना", "नहीं मिला", "khana nahi", "nahi bana",
-                   "nahi mila", "nahin mila", "சாப்பாடு இல்ல", "சமைக்கல", "சாப்பாடு போடல", "భోజనం పెట్టలేదు",
-                   "వండలేదు", "ಊಟ ಕೊಟ್ಟಿಲ್ಲ", "ಊಟ ಇಲ್ಲ", "ಅಡುಗೆ ಮಾಡಿಲ್ಲ", "খাবার দেয়নি", "রান্না হয়নি",
-                   "খাবার দেওয়া হয়নি", "जेवण मिळाले नाही", "जेवण दिले नाही", "जेवण नाही", "ભોજન મળ્યું નથી",
-                   "જમવાનું આપ્યું નથી", "જમવાનું નથી", "کھانا نہیں", "ഭക്ഷണം നൽകിയില്ല", "ഭക്ഷണം ഇല്ല",
-                   "ਖਾਣਾ ਨਹੀਂ", "ଖାଇବା ଦିଆଯାଇନି", "ଖାଇବା ମିଳିନି"),
-    "late": ("late", "delay", "3 baje", "teen baje", "3 pm", "3:00 pm", "three o'clock", "तीन बजे", "ढाई-तीन बजे",
-             "ढाई बजे", "மூணு மணி", "மூன்று மணி", "మూడు గంటల", "మూడున్నర", "ಮೂರು ಗಂಟೆ", "তিনটে", "তিনটায়",
-             "तीन वाजता", "ત્રણ વાગ્યે", "تین بجے", "മൂന്നു മണി", "ਤਿੰਨ ਵਜੇ", "ତିନିଟା", "देर", "देरी", "लेट",
-             "der se", "deri", "தாமத", "லேட்", "ఆలస్య", "లేట్", "ತಡ",
-             "ಲೇಟ್", "দেরি", "লেট", "उशीर", "उशिरा", "મોડું", "મોડુ", "મોડા", "لیٹ", "دیر", "تاخیر", "വൈകി",
-             "താമസ", "ਦੇਰ", "ਲੇਟ", "ବିଳମ୍ବ", "ଡେରି"),
-    "eggs": ("egg", "anda", "ande", "अंडा", "अंडे", "अण्डा", "முட்டை", "గుడ్డు", "ಮೊಟ್ಟೆ", "ডিম", "अंडी", "ઈંડ",
-             "ઇંડ", "انڈا", "انڈے", "മുട്ട", "ਅੰਡਾ", "ਅੰਡੇ", "ଅଣ୍ଡା"),
-    "milk": ("milk", "doodh", "dudh", "दूध", "பால்", "பாலில", "పాలు", "ಹಾಲು", "দুধ", "દૂધ", "دودھ", "പാല",
-             "ਦੁੱਧ", "କ୍ଷୀର"),
-    "menu": ("menu", "मेनू", "मेन्यू", "மெனு", "మెనూ", "మెను", "ಮೆನು", "মেনু", "મેનુ", "મેનૂ", "مینو", "മെനു",
-             "ਮੀਨੂ", "ମେନୁ"),
-    "dirty": ("dirty", "unclean", "filth", "unhygien", "गंद", "ganda", "gandi", "gandagi", "அழுக்கு", "சுத்தம் இல்ல",
-              "மురికి", "మురికి", "అపరిశుభ్ర", "ಕೊಳಕು", "ಗಲೀಜು", "নোংরা", "অপরিষ্কার", "घाण", "अस्वच्छ", "ગંદ",
-              "گندا", "گندی", "گندگی", "വൃത്തിഹീന", "വൃത്തികേട", "ਗੰਦ", "ଅପରିଷ୍କାର", "ମଇଳା", "cobweb", "garbage",
-              "जाले", "कचरा", "कूड़ा", "ಜೇಡರ ಬಲೆ", "ಕಸ", "ঝুল", "আবর্জনা", "জঞ্জাল", "جالے", "کچرا", "சிலந்தி வலை",
-              "குப்பை", "సాలెగూడు", "చెత్త", "कचरा", "कोळिष्टक", "કચરો", "જાળાં", "മാറാല", "ചപ്പ്", "ਜਾਲੇ",
-              "ਕੂੜਾ", "ଅଳିଆ", "ଝୁଲ"),
-    "kitchen": ("kitchen", "रसोई", "रसोईघर", "rasoi", "kitchen shed", "சமையலறை", "சமையல் கூட", "వంటగది", "వంటశాల",
-                "ಅಡುಗೆ ಕೋಣೆ", "ಅಡುಗೆ ಮನೆ", "রান্নাঘর", "স্বयंपाकघर", "स्वयंपाकघर", "રસોડ", "باورچی خانہ",
-                "അടുക്കള", "ਰਸੋਈ", "ରୋଷେଇ ଘର"),
-    "flies": ("flies", "fly$", "makkhi", "makkhiyan", "मक्खी", "मक्खियाँ", "मक्खियां", "ஈக்கள", "ஈ மொய்", "ఈగలు",
-              "ఈగ", "ನೊಣ", "মাছি", "माश्या", "माशी", "માખી", "مکھی", "مکھیاں", "ഈച്ച", "ਮੱਖੀ", "ਮੱਖੀਆਂ", "ମାଛି"),
-    "rats": ("rat$", "rats", "mice", "mouse", "chuha", "chuhe", "चूहा", "चूहे", "எலி", "ఎలుక", "ಇಲಿ", "ইঁদুর",
-             "उंदीर", "उंदर", "ઉંદર", "چوہا", "چوہے", "എലി", "ਚੂਹ", "ମୂଷା"),
-    "drunk": ("drunk", "alcohol", "liquor", "शराब", "नशे", "दारू", "sharab", "daaru", "daru", "nashe", "குடிச்சு",
-              "குடிபோதை", "தாగి", "తాగి", "ಕುಡಿದು", "মদ", "মাতাল", "दारू", "દારૂ", "شراب", "نشے", "മദ്യ",
-              "ਸ਼ਰਾਬ", "ଦାରୁ", "ମଦ"),
-    "beating": ("beat", "slapp", "hit the", "abuse", "scold", "मारा", "पीटा", "गाली", "डांट", "pita", "peeta",
-                "gaali", "gali de", "daant", "அடிச்ச", "திட்ட", "కొట్ట", "తిట్ట", "ಹೊಡೆ", "ಬೈ", "মার", "গালি",
-                "मारहाण", "शिवीगाळ", "मारल", "માર", "ગાળ", "مارا", "پیٹا", "گالی", "അടിച്ച", "ചീത്ത", "ਕੁੱਟ",
-                "ਗਾਲ੍ਹ", "ମାଡ଼", "ଗାଳି"),
-    "caste": ("caste", "discriminat", "dalit", "separately", "separate row", "separate line", "दलित", "अलग बरामद",
-              "अलग लाइन", "alag line", "alag bitha", "alag baitha", "தலித்", "தீண்டாமை", "தனி வரிசை", "ఎస్సీ",
-              "వివక్ష", "వేరే వరుస", "ದಲಿತ", "ಬೇರೆ ಸಾಲಿನ", "ತಾರತಮ್ಯ", "দলিত", "আলাদা বসি", "আলাদা লাইন",
-              "वेगळ्या रांगेत", "वेगळे बसव", "દલિત", "અલગ હરોળ", "અલગ બેસાડ", "دلت", "الگ بٹھا", "الگ قطار",
-              "ദളിത", "വേറെ വരിയിൽ", "ਦਲਿਤ", "ਵੱਖਰੀ ਕਤਾਰ", "ਵੱਖ ਬਿਠਾ", "ଦଳିତ", "ଅଲଗା ଧାଡି", "जाति", "जात$",
-              "भेदभाव", "अलग बैठ", "jaati", "jati", "bhedbhav", "alag baith", "சாதி", "தனியா உட்கார", "కులం",
-              "ಜಾತಿ", "জাত$", "জাতের", "જાતિ", "ભેદભાવ", "ذات", "امتیاز", "ജാതി", "ਜਾਤ", "ଜାତି"),
-    "ran_out": ("ran out", "run out", "finished", "exhausted", "stock over", "khatam", "khatm", "खत्म", "ख़त्म",
-                "समाप्त", "संपल", "संपले", "ਮੁੱਕ", "ਖਤਮ", "ਖ਼ਤਮ", "ସରିଗଲ", "ସରିଯାଇ", "ସରି ଯାଇ", "தீர்ந்து",
-                "காலி", "అయిపోయ", "నిండుకు", "ಖಾಲಿ", "ಮುಗಿದ", "খালি", "ফুরিয়ে", "শেষ হয়ে", "ખૂટી", "ખૂટ્યો",
-                "ખલાસ", "ختم", "തീർന്നു", "തീർന്ന", "കാലി"),
-    "closed_kitchen": ("no hot meal", "kitchen closed", "meal stopped", "no cooking", "भोजन बंद", "रसोई बंद",
-                       "रसोई ठंडी", "खाना बंद", "khana band", "rasoi band", "ଭୋଜନ ବନ୍ଦ", "ରୋଷେଇ ବନ୍ଦ", "রান্না বন্ধ",
-                       "சத்துணவு இல்லை", "சமைக்கல", "వంట చేయట్లేదు", "వంట చేయడం లేదు", "ಅಡುಗೆ ಮಾಡಲೇ ಇಲ್ಲ",
-                       "ಅಡುಗೆ ಬಂದ್", "स्वयंपाक बंद", "જમવાનું બંધ", "રસોઈ બંધ", "کھانا نہیں بنا", "کھانا بند",
-                       "പാചകം നിർത്തി", "ਖਾਣਾ ਬੰਦ", "ਰਸੋਈ ਬੰਦ"),
-    "expired": ("expired", "expiry", "best-before", "best before", "use by", "एक्सपायरी", "एक्सपायर", "समाप्ति तिथि",
-                "expiry date", "मुदत संपल", "मुदत", "ಅವಧಿ ಮುಗಿ", "ಎಕ್ಸ್‌ಪೈರಿ", "છેલ્લી તારીખ", "એક્સપાયરી",
-                "গত হয়েছে", "মেয়াদ", "মেয়াদোত্তীর্ণ", "காலாவதி", "గడువు ముగిసి", "గడువు తీరిన", "میعاد", "ایکسپائری",
-                "കാലാവധി", "ਮਿਆਦ", "ਐਕਸਪਾਇਰ", "ମିଆଦ", "ଏକ୍ସପାୟାର"),
-    "dal": ("dal$", "daal", "dal me", "dal ka", "lentil", "दाल", "डाळ", "वरण", "परुप्पु", "பருப்பு", "పప్పు",
-            "ಬೇಳೆ", "ತೊಗರಿ", "ডাল", "દાળ", "دال$", "پتلی دال", "പരിപ്പ്", "ਦਾਲ", "ଡାଲି", "ଡାଲମା"),
-    "fuel": ("gas$", "gas khatam", "cylinder", "lpg", "firewood", "गैस", "सिलेंडर", "सिलिंडर", "लकड़ी", "गॅस",
-             "चुली", "चूल्हा", "గ్యాస్", "సిలిండర్", "ಗ್ಯಾಸ್", "ಸಿಲಿಂಡರ್", "গ্যাস", "সিলিন্ডার", "ગેસ", "સિલિન્ડર",
-             "گیس", "سلنڈر", "ഗ്യാസ", "സിലിണ്ടർ", "ਗੈਸ", "ਸਿਲੰਡਰ", "ଗ୍ୟାସ", "ସିଲିଣ୍ଡର", "சிலிண்டர்", "கேஸ்"),
-    "salt": ("salt", "namak", "नमक", "मीठ", "உப்பு", "ఉప్పు", "ಉಪ್ಪು", "লবণ", "নুন", "મીઠું", "نمک", "ഉപ്പ",
-             "ਲੂਣ", "ਨਮਕ", "ଲୁଣ"),
-    "vegetables": ("vegetable", "potato", "sabzi", "sabji", "aloo", "सब्ज़ी", "सब्जी", "आलू", "காய்கறி", "உருளை",
-                   "కూరగాయ", "బంగాళ", "ತರಕಾರಿ", "ಆಲೂಗಡ್ಡೆ", "সবজি", "আলু", "भाजी", "बटाटा", "શાક", "બટાકા",
-                   "سبزی", "آلو", "പച്ചക്കറി", "ഉരുളക്കിഴങ്ങ", "ਸਬਜ਼ੀ", "ਆਲੂ", "ପରିବା", "ଆଳୁ"),
-    "theft": ("sells", "sold", "selling", "stolen", "steal", "takes home", "take home", "siphon", "divert", "बेच",
-              "घर ले जा", "चोरी", "bech", "ghar le ja", "chori", "விற்க", "விக்கிற", "திருட", "అమ్ము", "దొంగ",
-              "ಮಾರಾಟ", "ಮಾರು", "ಕದ್ದು", "বিক্রি", "বেচে", "চুরি", "विकत", "विकून", "घरी नेत", "चोरी", "વેચ",
-              "ઘરે લઈ જ", "ચોરી", "بیچ", "گھر لے جا", "چوری", "വിൽക്ക", "വിറ്റ", "മോഷ്ട", "ਵੇਚ", "ਘਰ ਲੈ ਜਾ",
-              "ਚੋਰੀ", "ବିକ୍ରି", "ବିକି", "ଚୋରି"),
-    "salary": ("salary", "honorarium", "wages", "not paid", "unpaid", "मानदेय", "वेतन", "तनख्वाह", "पगार", "mandey",
-               "maandey", "vetan", "tankhwah", "pagar", "சம்பளம்", "ஊதியம்", "జీతం", "గౌరవ వేతనం", "ಸಂಬಳ", "ಗೌರವಧನ",
-               "বেতন", "ভাতা", "मानधन", "પગાર", "માનદ", "تنخواہ", "اجرت", "ശമ്പളം", "ഓണറേറിയം", "ਤਨਖਾਹ", "ਮਾਣਭੱਤਾ",
-               "ଦରମା", "ସମ୍ମାନି"),
-    "praise": ("thank", "praise", "well done", "excellent", "tasty", "delicious", "तारीफ", "प्रशंसा", "बढ़िया",
-               "स्वादिष्ट", "धन्यवाद", "tareef", "badhiya", "swadisht", "shabash", "பாராட்ட", "நன்றி", "சுவையா",
-               "ప్రశంస", "ధన్యవాద", "రుచిగా", "ಶ್ಲಾಘ", "ಧನ್ಯವಾದ", "ರುಚಿಯಾಗಿ", "প্রশংসা", "ধন্যবাদ", "সুস্বাদু",
-               "कौतुक", "स्वादिष्ट", "वखाण", "વખાણ", "આભાર", "સ્વાદિષ્ટ", "تعریف", "شکریہ", "مزیدار", "പ്രശംസ",
-               "നന്ദി", "രുചികരമ", "ਤਾਰੀਫ਼", "ਸ਼ਲਾਘਾ", "ਧੰਨਵਾਦ", "ਸੁਆਦੀ", "ପ୍ରଶଂସା", "ଧନ୍ୟବାଦ", "ସୁସ୍ୱାଦୁ"),
-    "cold_food": ("cold food", "food was cold", "served cold", "thanda", "ठंडा", "ठंडी", "ஆறிப்போன", "சில்லுனு",
-                  "చల్లగా", "చల్లారిన", "ತಣ್ಣಗ", "ঠান্ডা", "थंड", "ઠંડું", "ઠંડી", "ٹھنڈا", "ٹھنڈی", "തണുത്ത",
-                  "ਠੰਢਾ", "ਠੰਡਾ", "ଥଣ୍ଡା"),
-    "spicy": ("spicy", "too much chilli", "chilli", "mirch", "तीखा", "मिर्च", "காரம்", "కారం", "ಖಾರ", "ঝাল",
-              "तिखट", "મરચ", "તીખ", "مرچ", "تیکھا", "എരിവ", "ਮਿਰਚ", "ଝାଲ"),
-    "cook_absent": ("cook absent", "cook did not come", "cook didn't come", "no cook", "rasoiya nahi aay",
-                    "rasoiya nahi aaya", "रसोइया नहीं आ", "रसोइया गायब", "சமையலர் வரல", "சமையல்காரர் வரவில்லை",
-                    "వంట మనిషి రాలేదు", "ಅಡುಗೆಯವರು ಬಂದಿಲ್ಲ", "রাঁধুনি আসেনি", "स्वयंपाकी आल", "રસોઈયા આવ્યા નથી",
-                    "باورچی نہیں آ", "പാചകക്കാരി വന്നില്ല", "ਰਸੋਈਆ ਨਹੀਂ ਆ", "ରୋଷେୟା ଆସି ନ"),
-    "child_labour": ("made to wash", "made to clean", "wash utensils", "washing utensils", "carry water", "sweep",
-                     "बर्तन धुल", "बर्तन धो", "झाड़ू", "bartan dhul", "bartan dho", "jhadu", "பாத்திரம் கழுவ",
-                     "గిన్నెలు కడిగ", "ಪಾತ್ರೆ ತೊಳೆ", "বাসন মাজ", "भांडी घास", "वासण घस", "વાસણ ધો", "برتن دھلوا",
-                     "پانی کی بالٹیاں", "പാത്രം കഴുക", "ਭਾਂਡੇ ਧੋ", "ବାସନ ମାଜ", "ଝାଡୁ"),
-    "fruit": ("fruit", "banana", "phal", "kela", "फल", "केला", "केले", "பழம்", "வாழைப்பழ", "పండు", "అరటి",
-              "ಹಣ್ಣು", "ಬಾಳೆ", "ফল$", "কলা", "फळ", "केळ", "ફળ", "કેળ", "پھل", "کیلا", "പഴം", "ਫਲ", "ਕੇਲਾ",
-              "ଫଳ", "କଦଳୀ"),
-    "water": ("drinking water", "water tank", "handpump", "पीने का पानी", "पानी की टंकी", "peene ka paani",
-              "tanki", "குடிநீர்", "తాగునీరు", "ಕುಡಿಯುವ ನೀರು", "খাবার জল", "পানীয় জল", "पिण्याचे पाणी",
-              "પીવાનું પાણી", "پینے کا پانی", "കുടിവെള്ള", "ਪੀਣ ਵਾਲਾ ਪਾਣੀ", "ପିଇବା ପାଣି"),
-}  # fmt: skip
+from .lexicon import CONCEPTS
 
 #: bumped when the lexicon changes: the masks stored with the vectors are then computed again (``engine.Search``)
-LEXICON_VERSION = 1
+LEXICON_VERSION = 2
 #: concept -> its bit in a mask (at most 64 concepts)
 BITS = {name: 1 << i for i, name in enumerate(CONCEPTS)}
 assert len(BITS) <= 64
 _LETTER = r"[\w\u0900-\u0dff\u0600-\u06ff]"
+#: what lets up to three words stand between the parts of a form written "a … b"
+_GAP = r"(?:\s+\S+){0,3}\s+"
+#: spelling variants one keyboard or writer uses for another, written the one way
+_SAME = str.maketrans({
+    "\u093c": None, "\u09bc": None, "\u0a3c": None, "\u0abc": None, "\u0b3c": None,  # nukta: कीड़े = कीडे
+    "\u200c": None, "\u200d": None,  # (non-)joiners
+    "\u0901": "\u0902", "\u0a70": "\u0a02",  # Devanagari chandrabindu, Gurmukhi tippi: as the anusvara, bindi
+    "\u064a": "\u06cc", "\u0649": "\u06cc", "\u0643": "\u06a9",  # Arabic keyboard's yeh, kaf: Urdu's
+    "\u0647": "\u06c1", "\u0629": "\u06c1",  # heh, teh marbuta: Urdu's heh goal
+})  # fmt: skip
+#: Malayalam chillu letters written as consonant + virama (+ joiner) in older text
+_CHILLU = re.compile("([\u0d23\u0d28\u0d30\u0d32\u0d33\u0d15])\u0d4d\u200d")
+_CHILLU_OF = {"\u0d23": "\u0d7a", "\u0d28": "\u0d7b", "\u0d30": "\u0d7c", "\u0d32": "\u0d7d", "\u0d33": "\u0d7e",
+              "\u0d15": "\u0d7f"}  # fmt: skip
+#: a form's last virama, dropped where the stem before it is this long or longer (a word ending in a consonant
+#: takes its case endings in place of the virama: "காய்ச்சல்", fever, is "காய்ச்சலால்" after an ablative)
+_VIRAMA = "\u094d\u09cd\u0a4d\u0acd\u0b4d\u0bcd\u0c4d\u0ccd\u0d4d"
+_STEM_MIN = 5
+#: romanised Hindi's long vowels and aspirates written double ("paani", "keede", "chhipkali")
+_ROMAN = [(re.compile("aa+"), "a"), (re.compile("ee+"), "i"), (re.compile("ii+"), "i"), (re.compile("oo+"), "u"),
+          (re.compile("uu+"), "u"), (re.compile("hh+"), "h")]  # fmt: skip
+
+
+def fold(text: str) -> str:
+    """``text`` as the lexicon compares it: ``text.normalize``d, with the variants of one spelling made one."""
+    folded = normalize(_CHILLU.sub(lambda m: _CHILLU_OF[m.group(1)], text)).lower().translate(_SAME)
+    for pattern, one in _ROMAN:
+        folded = pattern.sub(one, folded)
+    return folded
 
 
 @lru_cache(maxsize=1)
@@ -205,8 +63,11 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         alternatives = []
         for form in forms:
             whole = form.endswith("$")
-            words = normalize(form.rstrip("$")).lower().split()
-            body = r"\s+".join(re.escape(w) for w in words)
+            parts = [fold(part).split() for part in form.rstrip("$").split("…")]
+            last = parts[-1][-1]
+            if not whole and last[-1] in _VIRAMA and len(last) > _STEM_MIN:
+                parts[-1][-1] = last[:-1]
+            body = _GAP.join(r"\s+".join(re.escape(w) for w in words) for words in parts)
             alternatives.append(rf"(?<!{_LETTER}){body}" + (rf"(?!{_LETTER})" if whole else ""))
         out[name] = re.compile("|".join(alternatives))
     return out
@@ -214,7 +75,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
 
 def concepts_of(text: str) -> set[str]:
     """The concepts ``text`` mentions."""
-    folded = normalize(text).lower()
+    folded = fold(text)
     return {name for name, pattern in _patterns().items() if pattern.search(folded)}
 
 
