@@ -56,27 +56,43 @@ def fold(text: str) -> str:
     return folded
 
 
+_WORD_START = re.compile(rf"(?<!{_LETTER}){_LETTER}")
+
+
+def _body(form: str) -> str:
+    """A form as a regular expression matched at the start of a word of ``fold``ed text."""
+    whole = form.endswith("$")
+    parts = [fold(part).split() for part in form.rstrip("$").split("…")]
+    last = parts[-1][-1]
+    if not whole and last[-1] in _VIRAMA and len(last) > _STEM_MIN:
+        parts[-1][-1] = last[:-1]
+    body = _GAP.join(r"\s+".join(re.escape(w) for w in words) for words in parts)
+    return body + (rf"(?!{_LETTER})" if whole else "")
+
+
 @lru_cache(maxsize=1)
-def _patterns() -> dict[str, re.Pattern[str]]:
-    out = {}
+def _by_first_letter() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    """First letter of a form -> (concept, its forms that begin with that letter as one pattern): a word is tried
+    only against the forms that can match it."""
+    grouped: dict[str, dict[str, list[str]]] = {}
     for name, forms in CONCEPTS.items():
-        alternatives = []
         for form in forms:
-            whole = form.endswith("$")
-            parts = [fold(part).split() for part in form.rstrip("$").split("…")]
-            last = parts[-1][-1]
-            if not whole and last[-1] in _VIRAMA and len(last) > _STEM_MIN:
-                parts[-1][-1] = last[:-1]
-            body = _GAP.join(r"\s+".join(re.escape(w) for w in words) for words in parts)
-            alternatives.append(rf"(?<!{_LETTER}){body}" + (rf"(?!{_LETTER})" if whole else ""))
-        out[name] = re.compile("|".join(alternatives))
-    return out
+            grouped.setdefault(fold(form)[0], {}).setdefault(name, []).append(_body(form))
+    return {first: [(name, re.compile("|".join(bodies))) for name, bodies in by_name.items()]
+            for first, by_name in grouped.items()}  # fmt: skip
 
 
 def concepts_of(text: str) -> set[str]:
     """The concepts ``text`` mentions."""
     folded = fold(text)
-    return {name for name, pattern in _patterns().items() if pattern.search(folded)}
+    candidates = _by_first_letter()
+    found: set[str] = set()
+    for start in _WORD_START.finditer(folded):
+        at = start.start()
+        for name, pattern in candidates.get(folded[at], ()):
+            if name not in found and pattern.match(folded, at):
+                found.add(name)
+    return found
 
 
 def mask_of(names: set[str]) -> int:
