@@ -251,7 +251,7 @@ def test_bundled_dataset_if_present():
 
 
 def test_decode_utf8_drops_a_byte_order_mark_and_locates_a_bad_byte():
-    from mealwatch.textfile import NotUtf8Error, decode_utf8
+    from mealwatch.rowfile import NotUtf8Error, decode_utf8
 
     assert decode_utf8("\ufefftext,labels\n".encode("utf-8")) == "text,labels\n"
     with pytest.raises(NotUtf8Error) as caught:

@@ -1,16 +1,13 @@
 """Reading and validating complaint files (CSV or JSONL), and the train/validation/test splits of a dataset.
 
-A complaint file holds one text and its labels per row. Every problem found while reading
-raises ``DataError`` naming the file, the line (as a text editor numbers it; a CSV header is
-line 1) and what was expected. Nothing is dropped: rows whose text repeats another's are
-kept, listed in ``Dataset.duplicates`` and reported with a warning.
+A complaint file holds one text and its labels per row, read by ``rowfile`` (the one reader of complaint files).
+Every problem found while reading raises ``DataError`` (a ``rowfile.FileError``) naming the file, the line (as a
+text editor numbers it; a CSV header is line 1), what is wrong and what was expected. Nothing is dropped: rows
+whose text repeats another's are kept, listed in ``Dataset.duplicates`` and reported with a warning.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -24,7 +21,7 @@ from .labels import LABEL_SEPARATOR
 from .languages import LANGUAGES, detect_language
 from .learning.splits import normalize_text, stratified_split
 from .text import SCRIPTS, detect_script
-from .textfile import NotUtf8Error, decode_utf8
+from .rowfile import FileError, NotUtf8Error, csv_rows, decode_utf8, jsonl_rows
 
 __all__ = [
     "DataError",
@@ -58,8 +55,8 @@ class LabelledTexts(Protocol):
     def languages(self) -> list[str]: ...
 
 
-class DataError(ValueError):
-    """A complaint file that cannot be used as it is; the message names the file, the line and what was expected."""
+class DataError(FileError):
+    """A complaint file that cannot be used as it is: the file, the line, what is wrong and what was expected."""
 
 
 @dataclass(frozen=True)
@@ -159,16 +156,16 @@ def read_dataset(
     path = Path(path)
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
-        raise DataError(f"{path} {what}: expected a .csv or .jsonl complaint file")
+        raise DataError(path, None, what, "expected a .csv or .jsonl complaint file", of_path=True)
     if path.suffix.lower() not in SUFFIXES:
-        raise DataError(f"{path}: unknown file type {path.suffix!r}; expected a .csv or .jsonl file")
+        raise DataError(path, None, f"unknown file type {path.suffix!r}", "expected a .csv or .jsonl file")
     text = _read_utf8(path)
     if path.suffix.lower() == ".csv":
         rows = _csv_rows(path, text, text_column, labels_column)
     else:
         rows = _jsonl_rows(path, text, text_column, labels_column)
     if not rows:
-        raise DataError(f"{path}: no examples; expected at least one row with a text and its labels")
+        raise DataError(path, None, "no examples", "expected at least one row with a text and its labels")
 
     parsed = [(_check_text(path, r, text_column), _split_labels(path, r, labels_column, separator), r.line,
                _check_script(path, r), _check_language(path, r)) for r in rows]  # fmt: skip
@@ -183,14 +180,10 @@ def read_dataset(
     for text_value, labels, line, script, language in parsed:
         unknown = [label for label in labels if label not in known]
         if unknown:
-            raise DataError(
-                f"{path}, line {line}: unknown label {unknown[0]!r}; valid labels are: {', '.join(label_set)}"
-            )
+            raise DataError(path, line, f"unknown label {unknown[0]!r}", f"valid labels are: {', '.join(label_set)}")
         if not multi_label and len(labels) > 1:
-            raise DataError(
-                f"{path}, line {line}: {len(labels)} labels ({separator.join(labels)}) in a single-label dataset; "
-                "expected exactly one label per row"
-            )
+            raise DataError(path, line, f"{len(labels)} labels ({separator.join(labels)}) in a single-label dataset",
+                            "expected exactly one label per row")  # fmt: skip
         examples.append(Example(text_value, tuple(sorted(labels, key=order.__getitem__)), line, script, language))
 
     dataset = Dataset.from_examples(examples, label_set, multi_label, path)
@@ -209,72 +202,52 @@ def _read_utf8(path: Path) -> str:
     try:
         return decode_utf8(path.read_bytes())  # a leading byte-order mark is dropped
     except NotUtf8Error as e:
-        raise DataError(
-            f"{path}, line {e.line}: not UTF-8 text (byte 0x{e.byte:02x} at byte offset {e.offset}); "
-            "save the file as UTF-8"
-        ) from None
+        problem = f"not UTF-8 text (byte 0x{e.byte:02x} at byte offset {e.offset})"
+        raise DataError(path, e.line, problem, "save the file as UTF-8") from None
 
 
 def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> list[_Row]:
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader, None)
-        if header is None:
-            raise DataError(
-                f"{path}: empty file; expected a header row with columns {text_column!r} and {labels_column!r}"
-            )
-        header = [name.strip() for name in header]
-        for column in (text_column, labels_column):
-            if column not in header:
-                raise DataError(f"{path}, line 1: no column {column!r}; columns found: {', '.join(header)}")
-        i_text, i_labels = header.index(text_column), header.index(labels_column)
-        i_script = header.index(SCRIPT_COLUMN) if SCRIPT_COLUMN in header else None
-        i_language = header.index(LANGUAGE_COLUMN) if LANGUAGE_COLUMN in header else None
-        rows = []
-        last_line = reader.line_num
-        for record in reader:
-            line = last_line + 1  # where this record starts (a quoted field may span lines)
-            last_line = reader.line_num
-            if not record or (len(record) == 1 and not record[0].strip() and len(header) > 1):
-                continue  # a blank line carries no data
-            if len(record) != len(header):
-                raise DataError(
-                    f"{path}, line {line}: {len(record)} fields, expected {len(header)} ({', '.join(header)}); "
-                    "quote a text that contains commas"
-                )
-            rows.append(_Row(record[i_text], record[i_labels], line, None if i_script is None else record[i_script],
-                             None if i_language is None else record[i_language]))  # fmt: skip
-    except csv.Error as e:
-        raise DataError(f"{path}, line {reader.line_num}: malformed CSV ({e})") from None
+    table = csv_rows(text, path, DataError.broken)
+    if table.header is None:
+        raise DataError(path, None, "empty file",
+                        f"expected a header row with columns {text_column!r} and {labels_column!r}")  # fmt: skip
+    header = [name.strip() for name in table.header]
+    for column in (text_column, labels_column):
+        if column not in header:
+            raise DataError(path, 1, f"no column {column!r}", f"columns found: {', '.join(header)}")
+    i_text, i_labels = header.index(text_column), header.index(labels_column)
+    i_script = header.index(SCRIPT_COLUMN) if SCRIPT_COLUMN in header else None
+    i_language = header.index(LANGUAGE_COLUMN) if LANGUAGE_COLUMN in header else None
+    rows = []
+    for line, record in table.records:
+        if not record or (len(record) == 1 and not record[0].strip() and len(header) > 1):
+            continue  # a blank line carries no data
+        if len(record) != len(header):
+            raise DataError(path, line, f"{len(record)} fields, expected {len(header)} ({', '.join(header)})",
+                            "quote a text that contains commas")  # fmt: skip
+        rows.append(_Row(record[i_text], record[i_labels], line, None if i_script is None else record[i_script],
+                         None if i_language is None else record[i_language]))  # fmt: skip
     return rows
 
 
 def _jsonl_rows(path: Path, text: str, text_column: str, labels_column: str) -> list[_Row]:
     rows = []
-    for line, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise DataError(f"{path}, line {line}: malformed JSON ({e.msg} at column {e.colno})") from None
+    for line, obj in jsonl_rows(text, path, DataError):
         if not isinstance(obj, dict):
-            raise DataError(
-                f"{path}, line {line}: expected a JSON object like "
-                f'{{"{text_column}": "...", "{labels_column}": [...]}}, found {type(obj).__name__}'
-            )
+            raise DataError(path, line, f'expected a JSON object like {{"{text_column}": "...", "{labels_column}": '
+                            f"[...]}}, found {type(obj).__name__}")  # fmt: skip
         for key in (text_column, labels_column):
             if key not in obj:
-                raise DataError(f"{path}, line {line}: no key {key!r}; keys found: {', '.join(obj) or 'none'}")
+                raise DataError(path, line, f"no key {key!r}", f"keys found: {', '.join(obj) or 'none'}")
         rows.append(_Row(obj[text_column], obj[labels_column], line, obj.get(SCRIPT_COLUMN), obj.get(LANGUAGE_COLUMN)))
     return rows
 
 
 def _check_text(path: Path, row: _Row, column: str) -> str:
     if not isinstance(row.text, str):
-        raise DataError(f"{path}, line {row.line}: {column!r} must be a string, found {type(row.text).__name__}")
+        raise DataError(path, row.line, f"{column!r} must be a string, found {type(row.text).__name__}")
     if not row.text.strip():
-        raise DataError(f"{path}, line {row.line}: empty text in {column!r}; expected the complaint's text")
+        raise DataError(path, row.line, f"empty text in {column!r}", "expected the complaint's text")
     return row.text.strip()
 
 
@@ -283,10 +256,8 @@ def _check_script(path: Path, row: _Row) -> str | None:
     if row.script is None or (isinstance(row.script, str) and not row.script.strip()):
         return None
     if not isinstance(row.script, str) or row.script.strip() not in SCRIPTS:
-        raise DataError(
-            f"{path}, line {row.line}: {SCRIPT_COLUMN!r} is {row.script!r}; expected one of {', '.join(SCRIPTS)} "
-            "or an empty cell (detected from the text)"
-        )
+        raise DataError(path, row.line, f"{SCRIPT_COLUMN!r} is {row.script!r}",
+                        f"expected one of {', '.join(SCRIPTS)} or an empty cell (detected from the text)")  # fmt: skip
     return row.script.strip()
 
 
@@ -295,10 +266,8 @@ def _check_language(path: Path, row: _Row) -> str | None:
     if row.language is None or (isinstance(row.language, str) and not row.language.strip()):
         return None
     if not isinstance(row.language, str) or row.language.strip() not in LANGUAGES:
-        raise DataError(
-            f"{path}, line {row.line}: {LANGUAGE_COLUMN!r} is {row.language!r}; expected an ISO 639-1 code, one of "
-            f"{', '.join(LANGUAGES)}, or an empty cell (detected from the text)"
-        )
+        raise DataError(path, row.line, f"{LANGUAGE_COLUMN!r} is {row.language!r}", "expected an ISO 639-1 code, "
+                        f"one of {', '.join(LANGUAGES)}, or an empty cell (detected from the text)")  # fmt: skip
     return row.language.strip()
 
 
@@ -309,13 +278,11 @@ def _split_labels(path: Path, row: _Row, column: str, separator: str) -> list[st
     elif isinstance(value, list) and all(isinstance(v, str) for v in value):
         pieces = value
     else:
-        raise DataError(
-            f"{path}, line {row.line}: {column!r} must be a list of label strings or a string, found {value!r}"
-        )
+        raise DataError(path, row.line, f"{column!r} must be a list of label strings or a string, found {value!r}")
     labels = list(dict.fromkeys(p.strip() for p in pieces if p.strip()))  # unique, in the order given
     if not labels:
         raise DataError(
-            f"{path}, line {row.line}: no labels in {column!r}; expected one or more labels joined by {separator!r}"
+            path, row.line, f"no labels in {column!r}", f"expected one or more labels joined by {separator!r}"
         )
     return labels
 
@@ -338,7 +305,9 @@ def with_languages(splits: dict[str, Dataset], folder: Path | None = None) -> di
     for name, split in splits.items():
         file = _split_file(folder, name)
         if file is None:
-            raise DataError(f"{folder}: no {name}.csv (scripts/make_language_splits.py writes the languages' splits)")
+            raise DataError(
+                folder, None, f"no {name}.csv", "scripts/make_language_splits.py writes the languages' splits"
+            )
         more = read_dataset(file, label_set=split.label_set, multi_label=split.multi_label).examples
         out[name] = Dataset.from_examples(split.examples + more, split.label_set, split.multi_label, split.path)
     return out
@@ -378,17 +347,19 @@ def read_parallel(path: str | Path | None = None) -> list[ParallelComplaint]:
 
 def _parallel_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
     """The rows of a parallel CSV, each column stripped; DataError naming the line for a missing column or value."""
+    table = csv_rows(_read_utf8(path), path, DataError.broken)
+    header = table.header or []
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise DataError(path, 1, f"no column {missing[0]!r}", f"expected columns {', '.join(columns)}")
     rows = []
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        reader = csv.DictReader(f)
-        missing = [c for c in columns if c not in (reader.fieldnames or [])]
-        if missing:
-            raise DataError(f"{path}, line 1: no column {missing[0]!r}; expected columns {', '.join(columns)}")
-        for row in reader:
-            values = {c: (row[c] or "").strip() for c in columns}
-            if not all(values.values()):
-                raise DataError(f"{path}, line {reader.line_num}: every column needs a value ({', '.join(columns)})")
-            rows.append(values)
+    for line, record in table.records:
+        if not record:
+            continue  # a blank line carries no data
+        values = {c: (record[header.index(c)] if header.index(c) < len(record) else "").strip() for c in columns}
+        if not all(values.values()):
+            raise DataError(path, line, f"every column needs a value ({', '.join(columns)})")
+        rows.append(values)
     return rows
 
 
@@ -403,10 +374,8 @@ def read_splits(path: str | Path | None = None, *, seed: int = 0, **read_kwargs:
     if path is None:
         folder = bundled_data_dir()
         if not _split_file(folder, "train"):
-            raise DataError(
-                f"the bundled dataset is not at {folder} (an installed copy has no data folder); "
-                "pass --data PATH with your own train/validation/test files"
-            )
+            raise DataError(folder, None, "the bundled dataset is not here (an installed copy has no data folder)",
+                            "pass --data PATH with your own train/validation/test files")  # fmt: skip
         from .labels import LABELS
 
         read_kwargs.setdefault("label_set", list(LABELS))
@@ -426,14 +395,14 @@ def read_splits(path: str | Path | None = None, *, seed: int = 0, **read_kwargs:
 def _split_file(folder: Path, name: str) -> Path | None:
     found = [folder / f"{name}{suffix}" for suffix in SUFFIXES if (folder / f"{name}{suffix}").is_file()]
     if len(found) > 1:
-        raise DataError(f"{folder}: both {found[0].name} and {found[1].name}; keep only one {name} file")
+        raise DataError(folder, None, f"both {found[0].name} and {found[1].name}", f"keep only one {name} file")
     return found[0] if found else None
 
 
 def _read_folder(folder: Path, seed: int, read_kwargs: dict[str, Any]) -> dict[str, Dataset]:
     train_file = _split_file(folder, "train")
     if train_file is None:
-        raise DataError(f"{folder}: no train.csv or train.jsonl; expected train, validation and test files there")
+        raise DataError(folder, None, "no train.csv or train.jsonl", "expected train, validation and test files there")
     train = read_dataset(train_file, **read_kwargs)
     others = {**read_kwargs, "label_set": train.label_set, "multi_label": train.multi_label}
     splits = {"train": train}
@@ -453,10 +422,8 @@ def _read_folder(folder: Path, seed: int, read_kwargs: dict[str, Any]) -> dict[s
     for name, split in splits.items():
         missing = [label for label, n in split.label_counts().items() if label in in_train and n == 0]
         if missing and name not in carved and name != "train":
-            raise DataError(
-                f"{split.path}: no example of {', '.join(missing)} (present in {train_file.name}); "
-                "every split needs at least one example of each training label"
-            )
+            raise DataError(split.path, None, f"no example of {', '.join(missing)} (present in {train_file.name})",
+                            "every split needs at least one example of each training label")  # fmt: skip
     _warn_missing_labels(splits, carved=carved)
     return splits
 

@@ -108,13 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
 def user_errors() -> tuple[type[BaseException], ...]:
     """The errors that describe the user's input or files (each names what is wrong); anything else is a bug
     and keeps its traceback."""
-    from mealwatch.data import DataError
     from mealwatch.log import StoreError
+    from mealwatch.rowfile import FileError  # data.DataError, textfile.TextFileError
     from mealwatch.runs import NoModelError
-    from mealwatch.textfile import TextFileError
     from mealwatch.transformer import CheckpointError
 
-    return (UserError, FileNotFoundError, DataError, CheckpointError, NoModelError, TextFileError, StoreError)
+    return (UserError, FileNotFoundError, FileError, CheckpointError, NoModelError, StoreError)
 
 
 def main(argv: list[str] | None = None) -> int:

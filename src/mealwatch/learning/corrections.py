@@ -70,16 +70,14 @@ def read_additions(source: str | Path, label_set: Sequence[str], multi_label: bo
     if is_dataset_file(source):
         return read_dataset(source, label_set=label_set, multi_label=multi_label).examples
     if "://" not in str(source) and not Path(source).is_file():
-        raise DataError(f"{source}: no such file; expected a complaint log (--db) or a .csv/.jsonl training file")
+        raise DataError(source, None, "no such file", "expected a complaint log (--db) or a .csv/.jsonl training file")
     known = set(label_set)
     examples = []
     for c in corrected_complaints(source):
         unknown = [label for label in c.labels if label not in known]
         if unknown:
-            raise DataError(
-                f"{source}: complaint {c.complaint_id} was corrected to {unknown[0]!r}, not a label of the training "
-                f"data ({', '.join(label_set)})"
-            )
+            raise DataError(source, None, f"complaint {c.complaint_id} was corrected to {unknown[0]!r}, not a label "
+                            f"of the training data ({', '.join(label_set)})")  # fmt: skip
         examples.append(Example(c.text, tuple(sorted(c.labels, key=list(label_set).index)), 0))
     return examples
 

@@ -14,15 +14,13 @@ export's one JSON ``extra`` column too), and a masked phone number is kept as th
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 
-from ..textfile import NotUtf8Error, decode_utf8
 from ..csvfile import unguard
+from ..rowfile import CsvBreak, NotUtf8Error, csv_rows, decode_utf8
 from ..records import (
     Record,
     RecordError,
@@ -140,32 +138,24 @@ def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezo
         raise CsvUploadError(
             f"{filename} is empty: expected a header line with a 'text' column, then one complaint per line"
         )
-    reader = csv.reader(io.StringIO(content, newline=""), strict=True)
-    start = 1
-    try:
-        header = next(reader)
-        at = map_columns(header, filename)
-        upload = Upload([], left_out=at.left_out)
-        start = reader.line_num + 1
-        for cells in reader:
-            line, start = start, reader.line_num + 1
-            if not any(c.strip() for c in cells):
-                continue  # a blank line holds no complaint
-            if len(cells) > len(header):
-                upload.problems.append((line, f"it has {len(cells)} cells but the header has {len(header)}: "
-                                              "put the text in double quotes if it contains commas"))  # fmt: skip
-                continue
-            cells = [unguard(c) for c in cells] + [""] * (len(header) - len(cells))
-            try:
-                upload.rows.append(UploadedRow(line, check_complaint_text(cells[at.text]), row_record(cells, at, zone)))
-            except ValueError as e:
-                upload.problems.append((line, str(e)))
-            if len(upload.rows) + len(upload.problems) > MAX_CSV_ROWS:
-                raise CsvUploadError(
-                    f"{filename} holds more than {MAX_CSV_ROWS:,} complaints: split it into smaller files"
-                )
-    except csv.Error as e:
-        raise CsvUploadError(csv_problem(filename, str(e), start, reader.line_num)) from None
+    table = csv_rows(content, filename, csv_problem, strict=True)  # strict: a stray quote is refused, not guessed at
+    header = table.header or []
+    at = map_columns(header, filename)
+    upload = Upload([], left_out=at.left_out)
+    for line, cells in table.records:
+        if not any(c.strip() for c in cells):
+            continue  # a blank line holds no complaint
+        if len(cells) > len(header):
+            upload.problems.append((line, f"it has {len(cells)} cells but the header has {len(header)}: "
+                                          "put the text in double quotes if it contains commas"))  # fmt: skip
+            continue
+        cells = [unguard(c) for c in cells] + [""] * (len(header) - len(cells))
+        try:
+            upload.rows.append(UploadedRow(line, check_complaint_text(cells[at.text]), row_record(cells, at, zone)))
+        except ValueError as e:
+            upload.problems.append((line, str(e)))
+        if len(upload.rows) + len(upload.problems) > MAX_CSV_ROWS:
+            raise CsvUploadError(f"{filename} holds more than {MAX_CSV_ROWS:,} complaints: split it into smaller files")
     if not upload.rows and not upload.problems:
         raise CsvUploadError(
             f"{filename} has a header but no complaints: expected one complaint per line after the header"
@@ -193,20 +183,20 @@ def row_record(cells: list[str], at: Columns, zone: tzinfo) -> Record:
     return record
 
 
-def csv_problem(filename: str, error: str, start: int, line: int) -> str:
-    """The csv module's complaint about a record that began on line ``start`` (read up to ``line``), said plainly."""
-    if error == "unexpected end of data":
-        return (
-            f"{filename}: the double quote that opens a text on line {start} is never closed, so every line after "
+def csv_problem(filename: str, why: CsvBreak) -> CsvUploadError:
+    """The refusal of an upload holding a record the csv module cannot read (``rowfile.csv_rows``), said plainly."""
+    if why.unclosed_quote:
+        return CsvUploadError(
+            f"{filename}: the double quote that opens a text on line {why.start} is never closed, so every line after "
             "it would be read as one complaint; nothing was classified: close the quote (write a quote inside a "
             'quoted text as "")'
         )
-    if "expected after" in error:
-        return (
-            f"{filename}: line {line} has a double quote inside a quoted text; nothing was classified: "
+    if why.stray_quote:
+        return CsvUploadError(
+            f"{filename}: line {why.line} has a double quote inside a quoted text; nothing was classified: "
             'write it as two double quotes ("") or leave the text unquoted'
         )
-    return f"{filename} is not valid CSV on line {line}: {error}; nothing was classified"
+    return CsvUploadError(f"{filename} is not valid CSV on line {why.line}: {why.detail}; nothing was classified")
 
 
 def read_record(cells: dict[str, str], zone: tzinfo) -> Record:
