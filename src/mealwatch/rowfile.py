@@ -13,10 +13,10 @@ decoded, cut into rows and located by line in one way:
   raises ``error``.
 
 ``FileError(file, line, problem, fix)`` is the one error: which file, which line (None: the file as a whole), what is
-wrong, what to do, written ``{file}, line {line}: {problem}; {fix}``. A caller's own error is a subclass
-(``data.DataError``, ``textfile.TextFileError``, ``serve.csv_io.CsvUploadError``): one ``except FileError`` catches
-them all. Only where a test pins an older wording does a subclass say it otherwise (``TextFileError``: ``file:line:``;
-the upload's sentences for a broken quote).
+wrong, what to do, written ``{file}, line {line}: {problem}; {fix}``. The file readers' errors are its subclasses
+(``data.DataError``; ``textfile.TextFileError``, written ``file:line:`` as ``--input`` has always printed it): one
+``except FileError`` catches both. The service's upload reads its rows here but keeps its own ``CsvUploadError`` and
+sentences (``serve/csv_io.csv_problem`` for a broken quote), which the service's tests pin.
 """
 
 from __future__ import annotations
