@@ -20,7 +20,15 @@ from .errors import ApiError
 from .explainer import outcome
 from .predictor import Classified
 from .saving import Classify, classify_and_answer, may_save
-from .schemas import AttentionRequest, BatchRequest, BatchResult, ClassifyRequest, ClassifyResult, CsvResult
+from .schemas import (
+    MAX_CSV_BYTES,
+    AttentionRequest,
+    BatchRequest,
+    BatchResult,
+    ClassifyRequest,
+    ClassifyResult,
+    CsvResult,
+)
 from .service import Service, Svc
 
 router = APIRouter()
@@ -104,7 +112,7 @@ async def classify_csv(
     """Classify every row of an uploaded CSV file; a row that cannot be read (or, saving, that the caller may not
     save) refuses the whole file, naming its line — or, with ``partial``, is left out and listed in ``refused``."""
     name = file.filename or "the upload"
-    data = await file.read(csv_io.MAX_CSV_BYTES + 1)
+    data = await file.read(MAX_CSV_BYTES + 1)
     try:
         upload = await run_in_threadpool(csv_io.read_upload, data, name, svc.zone)
     except csv_io.CsvUploadError as e:
