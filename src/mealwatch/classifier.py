@@ -19,12 +19,13 @@ import torch
 from torch import Tensor, nn
 
 from .transformer import CheckpointError, Encoder, EncoderConfig, EncoderOutput, mean_pool
+from .transformer.checkpoint import WEIGHTS_FILE
 
 #: the key in config.json that marks a classifier folder, and the format version written
 FORMAT_KEY = "mealwatch_classifier"
 FORMAT_VERSION = 1
 POOLINGS = ("mean", "cls")
-WEIGHTS_FILE, CONFIG_FILE, TOKENIZER_FILE = "model.safetensors", "config.json", "tokenizer.json"
+CONFIG_FILE, TOKENIZER_FILE = "config.json", "tokenizer.json"
 
 
 @dataclass

@@ -27,7 +27,7 @@ from torch import Tensor
 
 from .atomic import write_folder_atomically
 from .checksums import check_digest, record_digest
-from .classifier import CONFIG_FILE, WEIGHTS_FILE, Classifier, ClassifierConfig, is_classifier_dir, read_config
+from .classifier import CONFIG_FILE, Classifier, ClassifierConfig, is_classifier_dir, read_config
 from .decisions import decide
 from .inference.batches import cut_by_length
 from .inference.modes import Mode
@@ -37,6 +37,7 @@ from .languages import detect_language
 from .review import ReviewPolicy, reasons, unreadable_shares
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder
+from .transformer.checkpoint import WEIGHTS_FILE
 from .transliteration import DevanagariLexicon
 
 if TYPE_CHECKING:

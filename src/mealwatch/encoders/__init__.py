@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..runs import mealwatch_home
-from ..transformer.checkpoint import CheckpointError, bundled_model_dir, resolve
+from ..transformer.checkpoint import WEIGHTS_FILE, CheckpointError, bundled_model_dir, resolve
 
 #: what ``mealwatch train`` starts from when no --encoder is given
 DEFAULT_ENCODER = "e5"
@@ -67,7 +67,7 @@ def import_e5(out: Path | None = None, *, source: Path | None = None, force: boo
 
     source = source or e5_source_file()
     folder = Path(out) if out is not None else e5_cache_folder(source)
-    complete = all((folder / f).is_file() for f in ("config.json", "model.safetensors", "tokenizer.json"))
+    complete = all((folder / f).is_file() for f in ("config.json", WEIGHTS_FILE, "tokenizer.json"))
     if complete and not force:
         return folder
     checkpoint = read_q4(source)

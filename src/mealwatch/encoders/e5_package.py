@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..transformer.checkpoint import CheckpointError
+from ..transformer.checkpoint import WEIGHTS_FILE, CheckpointError
 
 MAGIC = b"E5S1"
 BLOCK = 32  # weights per 4-bit block
@@ -263,7 +263,7 @@ def write_encoder_folder(checkpoint: Q4Checkpoint, folder: str | Path, source: s
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(checkpoint.config(), indent=2), encoding="utf-8")
     tensors = {name: torch.from_numpy(array) for name, array in checkpoint.tensors.items()}
-    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt", "source": source})
+    save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt", "source": source})
     tokenizer_spec(checkpoint).save(str(folder / "tokenizer.json"))
     special = {"bos_token": "<s>", "eos_token": "</s>", "cls_token": "<s>", "sep_token": "</s>",
                "pad_token": "<pad>", "unk_token": "<unk>", "mask_token": "<mask>"}  # fmt: skip

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_folder_atomically
 from ..labels import HIGH_URGENCY, MEDIUM_URGENCY
-from ..transformer.checkpoint import ours_to_hf, unfused_state_dict
+from ..transformer.checkpoint import WEIGHTS_FILE, ours_to_hf, unfused_state_dict
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline
@@ -164,7 +164,7 @@ def export_hf(pipeline: "Pipeline", out: str | Path, source: str = "a mealwatch 
     out = Path(out)
 
     def write(folder: Path) -> None:
-        save_file(hf_tensors(pipeline), str(folder / "model.safetensors"), metadata={"format": "pt"})
+        save_file(hf_tensors(pipeline), str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
         shutil.copyfile(MODELING_FILE, folder / "modeling_mealwatch.py")
         pipeline.tokenizer.save(folder)
         (folder / "tokenizer_config.json").write_text(json.dumps(tokenizer_config(pipeline), indent=2), "utf-8")

@@ -17,7 +17,6 @@ Vectors are stored compactly (``quantize``): int8 components and one float scale
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +24,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..checksums import file_sha256
 from ..embeddings import embed_texts
 from ..tokenizer import Tokenizer
 from ..transformer import Encoder
+from ..transformer.checkpoint import WEIGHTS_FILE
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline
@@ -67,12 +68,8 @@ def dequantize(q: Quantized) -> np.ndarray:
 
 
 def weights_digest(folder: Path) -> str:
-    """The first 12 hex digits of the SHA-256 of a folder's ``model.safetensors``."""
-    digest = hashlib.sha256()
-    with open(Path(folder) / "model.safetensors", "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()[:12]
+    """The first 12 hex digits of the SHA-256 of a folder's weights file."""
+    return file_sha256(Path(folder) / WEIGHTS_FILE)[:12]
 
 
 class SentenceVectors:

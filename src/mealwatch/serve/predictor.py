@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checksums import file_sha256
-from ..classifier import WEIGHTS_FILE
+from ..transformer.checkpoint import WEIGHTS_FILE
 from ..explain.registry import attribute
 from ..explain.word_scores import WordScores
 from ..inference.batches import padded_positions

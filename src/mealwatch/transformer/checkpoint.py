@@ -142,9 +142,13 @@ def unpickling_reason(error: Exception) -> str:
     return text[:200] or type(error).__name__
 
 
+#: the weights' file in a model folder (ours and Hugging Face's alike)
+WEIGHTS_FILE = "model.safetensors"
+
+
 def read_tensors(folder: Path) -> dict[str, Tensor]:
     """The raw tensors of model.safetensors, or else pytorch_model.bin (never unpickling code)."""
-    safetensors_file, bin_file = folder / "model.safetensors", folder / "pytorch_model.bin"
+    safetensors_file, bin_file = folder / WEIGHTS_FILE, folder / "pytorch_model.bin"
     if safetensors_file.is_file():
         from safetensors import SafetensorError
         from safetensors.torch import load_file
@@ -246,4 +250,4 @@ def save_encoder(model: "Encoder", directory: str | Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(model.config.to_dict(), indent=2), encoding="utf-8")
     tensors = {ours_to_hf(k): v.detach().contiguous() for k, v in unfused_state_dict(model).items()}
-    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
