@@ -60,8 +60,19 @@ def main() -> int:
         help="validation: also report the queries before this id and from it on separately (data/search: q62 on are "
         "the second validation set, written after the lexicon)",
     )
+    ap.add_argument(
+        "--corpus-upto",
+        default=None,
+        help="search only the complaints up to this id (data/search: c403 is the corpus the test queries were judged "
+        "on; later complaints were written for the second validation set, and one that answers a test query counts "
+        "against it)",
+    )
     args = ap.parse_args()
     corpus = read(args.data / "corpus.csv", {"id", "text", "language"})
+    if args.corpus_upto:
+        corpus = [r for r in corpus if query_number(r["id"]) <= query_number(args.corpus_upto)]
+        if not corpus:
+            raise SystemExit(f"--corpus-upto {args.corpus_upto}: no complaint has an id up to it")
     queries = read(args.data / "queries.csv", {"id", "query", "language", "relevant", "split"})
     source = load_vectors(args.vectors)
     t0 = time.perf_counter()
@@ -94,7 +105,9 @@ def query_number(qid: str) -> int:
 def report(split, weight, chosen, vectors, corpus, index, language, second_from) -> None:
     recalls, cross, mrr, worst = [], [], [], []
     for r, v in zip(chosen, vectors):
-        relevant = set(r["relevant"].split(";"))
+        relevant = set(r["relevant"].split(";")) & language.keys()  # --corpus-upto: those in the searched corpus
+        if not relevant:
+            continue
         mask = mask_of(concepts_of(r["query"]))
         boost = Boost(mask, weight) if mask and weight else None
         ranked = [corpus[h.complaint_id]["id"] for h in index.search(v, len(corpus), boost=boost)]
