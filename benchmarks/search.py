@@ -103,11 +103,12 @@ def query_number(qid: str) -> int:
 
 
 def report(split, weight, chosen, vectors, corpus, index, language, second_from) -> None:
-    recalls, cross, mrr, worst = [], [], [], []
+    recalls, cross, mrr, worst, answered = [], [], [], [], []
     for r, v in zip(chosen, vectors):
         relevant = set(r["relevant"].split(";")) & language.keys()  # --corpus-upto: those in the searched corpus
         if not relevant:
             continue
+        answered.append(r)
         mask = mask_of(concepts_of(r["query"]))
         boost = Boost(mask, weight) if mask and weight else None
         ranked = [corpus[h.complaint_id]["id"] for h in index.search(v, len(corpus), boost=boost)]
@@ -118,13 +119,13 @@ def report(split, weight, chosen, vectors, corpus, index, language, second_from)
             cross.append(len(other & top) / len(other))
         mrr.append(1 / (1 + min(ranked.index(i) for i in relevant)))
         worst.append((recalls[-1], r["id"], r["query"]))
-    print(f"{split}, concept weight {weight}: {len(chosen)} queries, recall@{K} {np.mean(recalls):.3f}, recall@{K} of "
-          f"relevant complaints in another language {np.mean(cross):.3f} ({len(cross)} queries), MRR "
+    print(f"{split}, concept weight {weight}: {len(answered)} queries, recall@{K} {np.mean(recalls):.3f}, "
+          f"recall@{K} of relevant complaints in another language {np.mean(cross):.3f} ({len(cross)} queries), MRR "
           f"{np.mean(mrr):.3f}")  # fmt: skip
     if split == "validation" and second_from:
         cut = query_number(second_from)
-        first = [x for x, r in zip(recalls, chosen) if query_number(r["id"]) < cut]
-        second = [x for x, r in zip(recalls, chosen) if query_number(r["id"]) >= cut]
+        first = [x for x, r in zip(recalls, answered) if query_number(r["id"]) < cut]
+        second = [x for x, r in zip(recalls, answered) if query_number(r["id"]) >= cut]
         if first and second:
             print(f"  before {second_from}: {len(first)} queries, recall@{K} {np.mean(first):.3f}; from {second_from}: "
                   f"{len(second)} queries, recall@{K} {np.mean(second):.3f}")  # fmt: skip
