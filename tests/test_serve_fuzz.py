@@ -100,6 +100,11 @@ def fuzz_client(predictor, tmp_path_factory):
     with local_client(app, raise_server_exceptions=False) as client:
         hospital = {"text": "a child was taken to hospital", "school": "GPS Rampur", "save": True}
         assert client.post("/api/classify", json=hospital).status_code == 200  # raises an alert to acknowledge
+        service = client.app.state.service
+        for worker in (service.search, service.alerts):  # the save's background work done before any example reads
+            if worker is not None:  # the log (the search thread's signals may poke the alert worker again)
+                assert worker.wait(timeout=60)
+        assert len(service.store.list_alerts(limit=None).items) == 1
         yield client
 
 
