@@ -97,24 +97,25 @@ def test_a_database_outage_is_a_503_and_every_acknowledged_save_is_in_the_log_wi
 ):
     db_name = pg_cluster.create_database()
     app = create_app(db_path=pg_cluster.url(db_name), predictor=predictor, accounts=True)  # noqa: F811
-    store = app.state.service.store
-    store.add_user("ravi", hash_password(PASSWORDS["ravi"]), "officer", ["Gaya"])
-    ravi = login(app, "ravi")
-    acked = [ravi.post("/api/classify", json={"text": f"no eggs {i}", "save": True}).json()["id"] for i in range(3)]
-    with pg_cluster.admin() as admin:  # the database goes away: no connection, the open ones cut
-        admin.execute(f"ALTER DATABASE {db_name} ALLOW_CONNECTIONS false")
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (db_name,))
-    try:
-        for r in (ravi.post("/api/classify", json={"text": "no dal", "save": True}), ravi.get("/api/complaints")):
-            assert r.status_code == 503 and r.headers["retry-after"] == "30", r.text
-            assert f"the database server postgresql://mealwatch:***@127.0.0.1:{pg_cluster.port}/{db_name}" in r.text
-    finally:
-        with pg_cluster.admin() as admin:
-            admin.execute(f"ALTER DATABASE {db_name} ALLOW_CONNECTIONS true")
-    acked.append(ravi.post("/api/classify", json={"text": "no rice", "save": True}).json()["id"])  # back at once
-    saved = [c["id"] for c in store.list(limit=None).items]
-    audited = [i for e in store.audit_entries(limit=None, action="save").items for i in e["detail"]["ids"]]
-    assert sorted(saved) == sorted(acked) == sorted(audited)
+    with local_client(app):  # its end closes the workers and the log: none outlives the test
+        store = app.state.service.store
+        store.add_user("ravi", hash_password(PASSWORDS["ravi"]), "officer", ["Gaya"])
+        ravi = login(app, "ravi")
+        acked = [ravi.post("/api/classify", json={"text": f"no eggs {i}", "save": True}).json()["id"] for i in range(3)]
+        with pg_cluster.admin() as admin:  # the database goes away: no connection, the open ones cut
+            admin.execute(f"ALTER DATABASE {db_name} ALLOW_CONNECTIONS false")
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (db_name,))
+        try:
+            for r in (ravi.post("/api/classify", json={"text": "no dal", "save": True}), ravi.get("/api/complaints")):
+                assert r.status_code == 503 and r.headers["retry-after"] == "30", r.text
+                assert f"the database server postgresql://mealwatch:***@127.0.0.1:{pg_cluster.port}/{db_name}" in r.text
+        finally:
+            with pg_cluster.admin() as admin:
+                admin.execute(f"ALTER DATABASE {db_name} ALLOW_CONNECTIONS true")
+        acked.append(ravi.post("/api/classify", json={"text": "no rice", "save": True}).json()["id"])  # back at once
+        saved = [c["id"] for c in store.list(limit=None).items]
+        audited = [i for e in store.audit_entries(limit=None, action="save").items for i in e["detail"]["ids"]]
+        assert sorted(saved) == sorted(acked) == sorted(audited)
 
 
 def test_a_damaged_log_stops_the_start_in_one_line(model_dir, tmp_path):  # noqa: F811
