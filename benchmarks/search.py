@@ -70,7 +70,7 @@ def main() -> int:
     args = ap.parse_args()
     corpus = read(args.data / "corpus.csv", {"id", "text", "language"})
     if args.corpus_upto:
-        corpus = [r for r in corpus if query_number(r["id"]) <= query_number(args.corpus_upto)]
+        corpus = [r for r in corpus if id_number(r["id"]) <= id_number(args.corpus_upto)]
         if not corpus:
             raise SystemExit(f"--corpus-upto {args.corpus_upto}: no complaint has an id up to it")
     queries = read(args.data / "queries.csv", {"id", "query", "language", "relevant", "split"})
@@ -97,7 +97,7 @@ def main() -> int:
     return 0
 
 
-def query_number(qid: str) -> int:
+def id_number(qid: str) -> int:
     digits = "".join(ch for ch in qid if ch.isdigit())
     return int(digits) if digits else 0
 
@@ -123,9 +123,9 @@ def report(split, weight, chosen, vectors, corpus, index, language, second_from)
           f"recall@{K} of relevant complaints in another language {np.mean(cross):.3f} ({len(cross)} queries), MRR "
           f"{np.mean(mrr):.3f}")  # fmt: skip
     if split == "validation" and second_from:
-        cut = query_number(second_from)
-        first = [x for x, r in zip(recalls, answered) if query_number(r["id"]) < cut]
-        second = [x for x, r in zip(recalls, answered) if query_number(r["id"]) >= cut]
+        cut = id_number(second_from)
+        first = [x for x, r in zip(recalls, answered) if id_number(r["id"]) < cut]
+        second = [x for x, r in zip(recalls, answered) if id_number(r["id"]) >= cut]
         if first and second:
             print(f"  before {second_from}: {len(first)} queries, recall@{K} {np.mean(first):.3f}; from {second_from}: "
                   f"{len(second)} queries, recall@{K} {np.mean(second):.3f}")  # fmt: skip

@@ -19,7 +19,7 @@ def load_vectors(source: str) -> SentenceVectors:
     if source == "e5-plain":
         return SentenceVectors.pretrained("e5", prefixes=False)
     from mealwatch.pipeline import Pipeline
-    from mealwatch.serve.predictor import model_version
+    from mealwatch.checksums import model_version
 
     folder = Path(source)
     if not (folder / "config.json").is_file():

@@ -8,6 +8,7 @@ import hashlib
 from pathlib import Path
 
 from .transformer import CheckpointError
+from .transformer.checkpoint import WEIGHTS_FILE
 
 DIGEST_FILE = "model.sha256"
 
@@ -46,3 +47,10 @@ def check_digest(folder: Path, weights: str) -> bool:
             "is damaged or was altered; copy the model folder again from where it was trained"
         )
     return True
+
+
+def model_version(model_dir: str | Path) -> str:
+    """The model folder's name and the first 12 hex digits of its weights' SHA-256: ``20250131-142530-3f2a9c1b0d4e``
+    (what the log records with every prediction, and what names a search index's vectors)."""
+    folder = Path(model_dir)
+    return f"{folder.resolve().name}-{file_sha256(folder / WEIGHTS_FILE)[:12]}"

@@ -83,7 +83,7 @@ def open_search(store, vectors: str):
     if vectors == "e5" or not Path(vectors).is_dir():
         return Search(store, SentenceVectors.pretrained(vectors))
     from mealwatch.pipeline import Pipeline
-    from mealwatch.serve.predictor import model_version
+    from mealwatch.checksums import model_version
 
     return Search(store, SentenceVectors.from_pipeline(Pipeline.from_folder(vectors), model_version(vectors)))
 

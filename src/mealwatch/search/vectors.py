@@ -19,16 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..checksums import file_sha256
+from ..checksums import model_version
 from ..embeddings import embed_texts
 from ..tokenizer import Tokenizer
 from ..transformer import Encoder
-from ..transformer.checkpoint import WEIGHTS_FILE
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline
@@ -67,11 +65,6 @@ def dequantize(q: Quantized) -> np.ndarray:
     return vectors / np.where(norms > 0, norms, 1.0)
 
 
-def weights_digest(folder: Path) -> str:
-    """The first 12 hex digits of the SHA-256 of a folder's weights file."""
-    return file_sha256(Path(folder) / WEIGHTS_FILE)[:12]
-
-
 class SentenceVectors:
     """Unit-length sentence vectors of complaints (``passages``) and searches (``queries``); thread-safe reads."""
 
@@ -102,7 +95,7 @@ class SentenceVectors:
 
         folder = encoder_folder(name)
         encoder, tokenizer = Encoder.from_pretrained(folder), Tokenizer.from_pretrained(folder)
-        version = f"{Path(folder).name}-{weights_digest(folder)}"
+        version = model_version(folder)
         if not prefixes:
             return cls(encoder, tokenizer, version)
         return cls(encoder, tokenizer, version, query_prefix=QUERY_PREFIX, passage_prefix=PASSAGE_PREFIX)
@@ -110,7 +103,7 @@ class SentenceVectors:
     @classmethod
     def from_pipeline(cls, pipeline: "Pipeline", version: str) -> "SentenceVectors":
         """A trained classifier's fine-tuned encoder (its tokenizer too), read without prefixes; ``version`` names
-        the model (``serve.predictor.model_version``)."""
+        the model (``checksums.model_version``)."""
         return cls(pipeline.encoder, pipeline.tokenizer, f"finetuned-{version}")
 
     @property

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..checksums import file_sha256
-from ..transformer.checkpoint import WEIGHTS_FILE
+from ..checksums import model_version
 from ..explain.registry import attribute
 from ..explain.word_scores import WordScores
 from ..inference.batches import padded_positions
@@ -59,12 +58,6 @@ class PassCounts:
 class Classified:
     prediction: Prediction
     importance: WordScores | None = None
-
-
-def model_version(model_dir: str | Path) -> str:
-    """The run folder's name and the first 12 hex digits of its weights' SHA-256: ``20250131-142530-3f2a9c1b0d4e``."""
-    folder = Path(model_dir)
-    return f"{folder.resolve().name}-{file_sha256(folder / WEIGHTS_FILE)[:12]}"
 
 
 class ModelFault(RuntimeError):
