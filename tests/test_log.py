@@ -34,7 +34,7 @@ TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 def test_new_log_gets_the_current_schema(log_backend):
     log = log_backend.open()
-    assert log.schema_version == SCHEMA_VERSION == 13
+    assert log.schema_version == SCHEMA_VERSION == 14
     assert {
         "complaints",
         "complaint_changes",
@@ -65,7 +65,7 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
     )
 
     store = log_backend.open()
-    assert store.schema_version == SCHEMA_VERSION == 13
+    assert store.schema_version == SCHEMA_VERSION == 14
     [row] = store.list(Filters(label="illness")).items
     assert (row["text"], row["labels"], row["model_version"]) == (
         "lizard in dal",
@@ -256,7 +256,7 @@ def test_rows_have_the_same_shape_on_every_backend(log_backend):
                          "reporter_phone", "extra", "labels", "probabilities", "urgency", "model_version", "created_at",
                          "status", "status_changed_at", "needs_review", "corrected_labels", "corrected_by",
                          "corrected_at", "assignee", "notes", "certainty", "severity", "language", "incident_id",
-                         "signals", "review_reasons",
+                         "signals", "review_reasons", "severity_level", "children",
                          "history"]  # fmt: skip
     assert (row["id"], row["text"], row["school"]) == (i, saved.text, None)
     assert (row["labels"], row["urgency"]) == (saved.labels, "high")

@@ -118,7 +118,8 @@ def test_prediction_carries_urgency_and_converts_to_a_dict(tiny_config, tokenize
     assert p.labels == ["foreign_object"] and p.urgency == "high"
     assert p.to_dict() == {"text": "a stone in the rice", "labels": ["foreign_object"],
                            "probabilities": p.probabilities, "urgency": "high", "truncated": False,
-                           "review_reasons": [], "language": "en", "needs_review": False}  # fmt: skip
+                           "review_reasons": [], "language": "en", "severity": "none", "children": 0,
+                           "needs_review": False}  # fmt: skip
     assert Prediction("x", ["other"], {}, "low").to_dict()["urgency"] == "low"
 
 

@@ -11,7 +11,7 @@ import pytest
 from log_backends import complaint
 
 from mealwatch.log import ComplaintChange, Filters, NewComplaint
-from mealwatch.severity import children_named, death_or_hospital, severity
+from mealwatch.severity import ALL_CHILDREN, TriageKey, children_named, death_or_hospital, keyword_level, triage_key, with_urgency
 
 
 @pytest.mark.parametrize(
@@ -32,8 +32,39 @@ from mealwatch.severity import children_named, death_or_hospital, severity
 )
 def test_severity_reads_deaths_hospitals_and_children_in_three_scripts(text, children, grave):
     assert (children_named(text), death_or_hospital(text)) == (children, grave)
-    assert severity(text, "high") == 1_000_000 * grave + 20_000 + children
-    assert severity(text, "low") == 1_000_000 * grave + children
+    level = keyword_level(text, ["illness"])
+    assert level == ("hospital" if grave else "unwell")
+    assert triage_key(level, "high", text) == 1_000_000 * (3 if grave else 1) + 20_000 + children
+    assert triage_key(level, "low", text) == 1_000_000 * (3 if grave else 1) + children
+
+
+@pytest.mark.parametrize(
+    "text, children",
+    [
+        ("சாம்பார்ல பல்லி, 12 குழந்தைகள் வாந்தி எடுத்தாங்க", 12),
+        ("பன்னிரண்டு குழந்தைகளுக்கு வயிற்றுவலி", 12),
+        ("GH la admit, 10 pasanga", 10),
+        ("১২ জন ছাত্র অসুস্থ হয়ে পড়ে", 12),
+        ("పది మంది పిల్లలు వాంతులు చేసుకున్నారు", 10),
+        ("ಐದು ಮಕ್ಕಳು ಆಸ್ಪತ್ರೆಗೆ ದಾಖಲು", 5),
+        ("تین بچوں کو قے ہوئی", 3),
+        ("5ஆம் வகுப்பு குழந்தைகள் வாந்தி", 0),  # a class, not a count
+        ("class 5 la padikira pasanga ku vomit", 0),
+        ("sabhi bachche bimar pad gaye", ALL_CHILDREN),
+        ("The cook asked for 200 rupees", 0),
+    ],
+)
+def test_children_are_counted_in_every_language(text, children):
+    assert children_named(text) == children
+
+
+def test_the_key_keeps_its_parts_and_a_correction_changes_only_the_urgency():
+    key = triage_key("clinic", "high", "12 children vomited")
+    assert TriageKey.of(key) == TriageKey("clinic", 2, 12)
+    assert TriageKey.of(with_urgency(key, "low")) == TriageKey("clinic", 0, 12)
+    assert triage_key("death", "low", "x") > triage_key("hospital", "high", "99 children") > triage_key(
+        "clinic", "high", "x"
+    ) > triage_key("unwell", "high", "x") > triage_key("none", "high", "400 children")
 
 
 def add(store, text, labels, urgency, **record):
@@ -78,7 +109,8 @@ def test_a_log_from_before_severity_gets_the_severity_of_its_complaints(log_back
         (False,),
     )
     store = log_backend.open()
-    assert store.get(1)["severity"] == 1_020_003
+    assert store.get(1)["severity"] == 3_020_003  # hospital (the rule: no model read it), high, 3 children
+    assert store.get(1)["severity_level"] == "hospital" and store.get(1)["children"] == "3"
     assert [c["id"] for c in store.list(Filters(block="bodh")).items] == [1]  # its places are searchable too
 
 

@@ -4,6 +4,10 @@
     logits = W · Dropout(v) + b            (B, L)
     probabilities: sigmoid per label (multi-label) or softmax over labels
 
+and, when the config names severity levels, a second head over the same vector:
+
+    severity_logits = W_s · Dropout(v) + b_s        (B, S)      severity = softmax over the S levels
+
 Tokenization, thresholds, decisions, review and saving live in ``pipeline.Pipeline``; this
 module holds only the network and its config (``ClassifierConfig``, saved as config.json).
 """
@@ -46,6 +50,8 @@ class ClassifierConfig:
     ngram_weight: float = 0.0  # weight of the n-gram channel in the fused probabilities (0: none; ngram_channel)
     encoder_thresholds: list[float] | None = None  # with a channel: the thresholds tuned for the encoder alone
     translit_weight: float = 0.0  # weight of the Devanagari view of romanised Hindi (0: none; transliteration.py)
+    severity_levels: list[str] = field(default_factory=list)  # the severity head's levels (empty: no such head)
+    grave_threshold: float = 0.5  # P(hospital) + P(death) from which a complaint is grave (chosen on validation)
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLINGS:
@@ -77,6 +83,7 @@ class ClassifierConfig:
 class ClassifierOutput:
     logits: Tensor  # (B, L)
     encoder: EncoderOutput
+    severity_logits: Tensor | None = None  # (B, S), with a severity head
 
 
 class Classifier(nn.Module):
@@ -91,6 +98,11 @@ class Classifier(nn.Module):
         self.head = nn.Linear(encoder.config.hidden_size, len(config.labels))
         nn.init.normal_(self.head.weight, std=0.02)  # BERT's initialisation (draws from torch's global RNG)
         nn.init.zeros_(self.head.bias)
+        self.severity_head: nn.Linear | None = None
+        if config.severity_levels:
+            self.severity_head = nn.Linear(encoder.config.hidden_size, len(config.severity_levels))
+            nn.init.normal_(self.severity_head.weight, std=0.02)
+            nn.init.zeros_(self.severity_head.bias)
 
     def forward(
         self,
@@ -114,7 +126,9 @@ class Classifier(nn.Module):
             pooled = mean_pool(hidden, mask)  # (B, H)
         else:
             pooled = out.pooler_output  # (B, H)
-        return ClassifierOutput(logits=self.head(self.dropout(pooled)), encoder=out)  # (B, L)
+        pooled = self.dropout(pooled)  # (B, H)
+        severity = self.severity_head(pooled) if self.severity_head is not None else None  # (B, S)
+        return ClassifierOutput(logits=self.head(pooled), encoder=out, severity_logits=severity)  # (B, L)
 
     def probabilities(self, logits: Tensor) -> Tensor:
         """(B, L) logits -> (B, L) probabilities: sigmoid per label (multi-label) or softmax over labels."""

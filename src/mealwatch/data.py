@@ -18,7 +18,8 @@ from typing import Any, Protocol
 import numpy as np
 from .decisions import encode_labels
 from .labels import LABEL_SEPARATOR
-from .languages import LANGUAGES, detect_language
+from .languages import LANGUAGES, detect_language, language_form
+from .severity import ALL_CHILDREN, SEVERITY_LEVELS
 from .learning.splits import normalize_text, stratified_split
 from .text import SCRIPTS, detect_script
 from .rowfile import FileError, NotUtf8Error, csv_rows, decode_utf8, jsonl_rows
@@ -38,6 +39,9 @@ SPLIT_NAMES = ("train", "validation", "test")
 #: optional column (or JSONL key) naming a row's script, one of ``text.SCRIPTS``
 SCRIPT_COLUMN = "script"
 LANGUAGE_COLUMN = "language"
+#: optional columns: the worst that happened to a child (``severity.SEVERITY_LEVELS``) and the children affected
+#: (a whole number, ``all``, or empty): annotations the severity head learns from and is scored on
+SEVERITY_COLUMN, CHILDREN_COLUMN = "severity", "children"
 SUFFIXES = (".csv", ".jsonl")
 
 
@@ -54,6 +58,10 @@ class LabelledTexts(Protocol):
 
     def languages(self) -> list[str]: ...
 
+    def forms(self) -> list[str]: ...
+
+    def severities(self) -> np.ndarray: ...
+
 
 class DataError(FileError):
     """A complaint file that cannot be used as it is: the file, the line, what is wrong and what was expected."""
@@ -68,6 +76,8 @@ class Example:
     line: int
     script: str | None = None  # one of text.SCRIPTS; None: not given (``Dataset.scripts`` detects it)
     language: str | None = None  # one of languages.LANGUAGES; None: not given (``Dataset.languages`` detects it)
+    severity: str | None = None  # one of severity.SEVERITY_LEVELS; None: not annotated
+    children: int | None = None  # the children affected (severity.ALL_CHILDREN: all); 0: none stated; None: unknown
 
 
 @dataclass
@@ -106,6 +116,14 @@ class Dataset:
         """Each example's language: the file's ``language`` column where given, else ``languages.detect_language``."""
         return [e.language or detect_language(e.text) for e in self.examples]
 
+    def forms(self) -> list[str]:
+        """Each example's language form: its language, with ``-latn`` when typed in Latin letters (``ta-latn``)."""
+        return [language_form(lang, script) for lang, script in zip(self.languages(), self.scripts())]
+
+    def severities(self) -> np.ndarray:
+        """(N,) each example's severity level as an index of ``severity.SEVERITY_LEVELS``; -1 where not annotated."""
+        return np.array([SEVERITY_LEVELS.index(e.severity) if e.severity else -1 for e in self.examples], dtype=int)
+
     def label_counts(self) -> dict[str, int]:
         """Number of examples carrying each label, in ``label_set`` order (0 for absent labels)."""
         counts = Counter(label for e in self.examples for label in e.labels)
@@ -136,6 +154,8 @@ class _Row:
     line: int
     script: Any = None
     language: Any = None
+    severity: Any = None
+    children: Any = None
 
 
 def read_dataset(
@@ -168,7 +188,8 @@ def read_dataset(
         raise DataError(path, None, "no examples", "expected at least one row with a text and its labels")
 
     parsed = [(_check_text(path, r, text_column), _split_labels(path, r, labels_column, separator), r.line,
-               _check_script(path, r), _check_language(path, r)) for r in rows]  # fmt: skip
+               _check_script(path, r), _check_language(path, r), _check_severity(path, r), _check_children(path, r))
+              for r in rows]  # fmt: skip
     if label_set is None:
         label_set = sorted({label for _, labels, *_ in parsed for label in labels})
     label_set = list(label_set)
@@ -177,14 +198,15 @@ def read_dataset(
         multi_label = any(len(labels) > 1 for _, labels, *_ in parsed)
     order = {label: i for i, label in enumerate(label_set)}
     examples = []
-    for text_value, labels, line, script, language in parsed:
+    for text_value, labels, line, script, language, severity, children in parsed:
         unknown = [label for label in labels if label not in known]
         if unknown:
             raise DataError(path, line, f"unknown label {unknown[0]!r}", f"valid labels are: {', '.join(label_set)}")
         if not multi_label and len(labels) > 1:
             raise DataError(path, line, f"{len(labels)} labels ({separator.join(labels)}) in a single-label dataset",
                             "expected exactly one label per row")  # fmt: skip
-        examples.append(Example(text_value, tuple(sorted(labels, key=order.__getitem__)), line, script, language))
+        examples.append(Example(text_value, tuple(sorted(labels, key=order.__getitem__)), line, script, language,
+                                severity, children))  # fmt: skip
 
     dataset = Dataset.from_examples(examples, label_set, multi_label, path)
     if dataset.duplicates:
@@ -218,6 +240,7 @@ def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> li
     i_text, i_labels = header.index(text_column), header.index(labels_column)
     i_script = header.index(SCRIPT_COLUMN) if SCRIPT_COLUMN in header else None
     i_language = header.index(LANGUAGE_COLUMN) if LANGUAGE_COLUMN in header else None
+    optional = [header.index(c) if c in header else None for c in (SEVERITY_COLUMN, CHILDREN_COLUMN)]
     rows = []
     for line, record in table.records:
         if not record or (len(record) == 1 and not record[0].strip() and len(header) > 1):
@@ -226,7 +249,8 @@ def _csv_rows(path: Path, text: str, text_column: str, labels_column: str) -> li
             raise DataError(path, line, f"{len(record)} fields, expected {len(header)} ({', '.join(header)})",
                             "quote a text that contains commas")  # fmt: skip
         rows.append(_Row(record[i_text], record[i_labels], line, None if i_script is None else record[i_script],
-                         None if i_language is None else record[i_language]))  # fmt: skip
+                         None if i_language is None else record[i_language],
+                         *(None if i is None else record[i] for i in optional)))  # fmt: skip
     return rows
 
 
@@ -239,7 +263,8 @@ def _jsonl_rows(path: Path, text: str, text_column: str, labels_column: str) -> 
         for key in (text_column, labels_column):
             if key not in obj:
                 raise DataError(path, line, f"no key {key!r}", f"keys found: {', '.join(obj) or 'none'}")
-        rows.append(_Row(obj[text_column], obj[labels_column], line, obj.get(SCRIPT_COLUMN), obj.get(LANGUAGE_COLUMN)))
+        rows.append(_Row(obj[text_column], obj[labels_column], line, obj.get(SCRIPT_COLUMN), obj.get(LANGUAGE_COLUMN),
+                         obj.get(SEVERITY_COLUMN), obj.get(CHILDREN_COLUMN)))  # fmt: skip
     return rows
 
 
@@ -269,6 +294,31 @@ def _check_language(path: Path, row: _Row) -> str | None:
         raise DataError(path, row.line, f"{LANGUAGE_COLUMN!r} is {row.language!r}", "expected an ISO 639-1 code, "
                         f"one of {', '.join(LANGUAGES)}, or an empty cell (detected from the text)")  # fmt: skip
     return row.language.strip()
+
+
+def _check_severity(path: Path, row: _Row) -> str | None:
+    """The row's severity level, if the file gives one (an empty cell: not annotated)."""
+    if row.severity is None or (isinstance(row.severity, str) and not row.severity.strip()):
+        return None
+    if not isinstance(row.severity, str) or row.severity.strip() not in SEVERITY_LEVELS:
+        raise DataError(path, row.line, f"{SEVERITY_COLUMN!r} is {row.severity!r}",
+                        f"expected one of {', '.join(SEVERITY_LEVELS)} or an empty cell (not annotated)")  # fmt: skip
+    return row.severity.strip()
+
+
+def _check_children(path: Path, row: _Row) -> int | None:
+    """The children the row says were affected: a whole number, ``all`` (``ALL_CHILDREN``), 0 for an empty cell of
+    an annotated row; None when the file has no such column."""
+    value = row.children
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and (value.strip() == "" or value.strip().isdigit() or value.strip() == "all"):
+        v = value.strip()
+        return 0 if v == "" else ALL_CHILDREN if v == "all" else int(v)
+    raise DataError(path, row.line, f"{CHILDREN_COLUMN!r} is {value!r}",
+                    "expected a whole number of children, 'all', or an empty cell (none stated)")  # fmt: skip
 
 
 def _split_labels(path: Path, row: _Row, column: str, separator: str) -> list[str]:

@@ -62,6 +62,13 @@ MARATHI_LETTER = "\u0933"
 _WORD = regex.compile(r"[\p{L}\p{M}]+")
 
 
+def language_form(language: str, script: str | None) -> str:
+    """A language as written: ``ta`` in its own script, ``ta-latn`` typed in Latin letters (``hi-latn`` for romanised
+    Hindi); English is ``en``."""
+    latin = script is not None and script.startswith("latn")
+    return f"{language}-latn" if latin and language not in ("en", UNDETERMINED) else language
+
+
 def script_counts(text: str) -> Counter:
     """Letters (and combining marks) of ``text`` per script key of ``SCRIPT_BLOCKS``, ``latin`` and ``other``."""
     counts: Counter = Counter()

@@ -39,7 +39,9 @@ import numpy as np
 from .romanise import fold_spelling, romanise_text
 from .transformer import CheckpointError
 
-SETTINGS_FILE, TENSORS_FILE = "ngram_channel.json", "ngram_channel.safetensors"
+#: the files' stem in a model folder (another channel of the same format, such as ``language_id``, has its own)
+FILE_STEM = "ngram_channel"
+SETTINGS_FILE, TENSORS_FILE = f"{FILE_STEM}.json", f"{FILE_STEM}.safetensors"
 #: 1: blocks read the text as written; 2: each block names its view (a file without one reads the text as written)
 FORMAT_VERSION = 2
 #: what a block reads: the text as written, its romanised form, or that with spelling variants folded
@@ -201,29 +203,31 @@ class NgramChannel:
         return PieceContributions(spans, shares, self.bias.copy())
 
     # ------------------------------------------------------------------ files
-    def save(self, folder: str | Path) -> None:
-        """Write ``ngram_channel.json`` and ``ngram_channel.safetensors`` into ``folder``."""
+    def save(self, folder: str | Path, *, stem: str = FILE_STEM) -> None:
+        """Write ``<stem>.json`` and ``<stem>.safetensors`` (``ngram_channel``: ``SETTINGS_FILE``, ``TENSORS_FILE``)
+        into ``folder``."""
         from safetensors.numpy import save_file
 
         folder = Path(folder)
         tensors = {"weight": self.weight.astype(np.float32), "bias": self.bias.astype(np.float32)}
         tensors.update({f"idf.{i}": b.idf.astype(np.float32) for i, b in enumerate(self.blocks)})
-        save_file(tensors, str(folder / TENSORS_FILE))
+        save_file(tensors, str(folder / f"{stem}.safetensors"))
         settings = {
             "format": FORMAT_VERSION, "labels": self.labels, "multi_label": self.multi_label, "detail": self.detail,
             "blocks": [{"analyzer": b.analyzer, "ngram_range": list(b.ngram_range), "token_pattern": b.token_pattern,
                         "view": b.view, "vocabulary": b.vocabulary} for b in self.blocks],
         }  # fmt: skip
-        (folder / SETTINGS_FILE).write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
+        (folder / f"{stem}.json").write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
-    def load(cls, folder: str | Path, labels: Sequence[str]) -> "NgramChannel":
-        """The channel saved in ``folder``, checked against the classifier's ``labels``; errors say what is wrong."""
+    def load(cls, folder: str | Path, labels: Sequence[str] | None, *, stem: str = FILE_STEM) -> "NgramChannel":
+        """The channel saved in ``folder`` as ``stem``, checked against the classifier's ``labels`` (None: its own
+        labels, for a channel of another output); errors say what is wrong."""
         from safetensors import SafetensorError
         from safetensors.numpy import load_file
 
         folder = Path(folder)
-        settings_file, tensors_file = folder / SETTINGS_FILE, folder / TENSORS_FILE
+        settings_file, tensors_file = folder / f"{stem}.json", folder / f"{stem}.safetensors"
         for file in (settings_file, tensors_file):
             if not file.is_file():
                 raise CheckpointError(f"{folder} uses an n-gram channel (config.json ngram_weight > 0) but has no "
@@ -246,7 +250,7 @@ class NgramChannel:
         if version > FORMAT_VERSION:
             raise CheckpointError(f"{settings_file} has format version {version}; this mealwatch reads up to "
                                   f"{FORMAT_VERSION} (upgrade mealwatch to use this model)")  # fmt: skip
-        channel.check(labels)
+        channel.check(channel.labels if labels is None else labels)
         return channel
 
     def check(self, labels: Sequence[str]) -> None:

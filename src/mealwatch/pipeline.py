@@ -6,10 +6,10 @@ A ``Pipeline`` owns what turns text into a decision, so that no front end needs 
          ─► decisions (thresholds) ─► labels, urgency (complaint label set only), review reasons
 
 and it saves and loads the model folder: ``model.safetensors`` (every tensor of encoder and head),
-``config.json`` (architecture, labels, thresholds, review policy, training arguments, the format key
-``mealwatch_classifier``), ``tokenizer.json``, ``model.sha256`` (the weights' SHA-256, checked at every
-load: ``checksums``) and, when training kept one, the n-gram channel fused with the encoder's probabilities
-(``ngram_channel``), written atomically.
+``config.json`` (architecture, labels, severity levels, thresholds, review policy, training arguments, the format
+key ``mealwatch_classifier``), ``tokenizer.json``, ``model.sha256`` (the weights' SHA-256, checked at every
+load: ``checksums``) and, when training kept them, the n-gram channel fused with the encoder's probabilities
+(``ngram_channel``) and the identifier of Latin-letter languages (``language_id``), written atomically.
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ from .inference.batches import cut_by_length
 from .inference.modes import Mode
 from .labels import LABELS, urgency
 from .ngram_channel import NgramChannel, fuse
-from .languages import detect_language
+from .languages import detect_language, language_form
+from .language_id import LanguageIdentifier, in_latin_letters
 from .review import ReviewPolicy, reasons, unreadable_shares
+from .severity import children_named, decide_severity, keyword_level
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder
 from .transformer.checkpoint import WEIGHTS_FILE
@@ -60,6 +62,8 @@ class Prediction:
     truncated: bool = False  # True when the text was longer than max_length word pieces and only its start was read
     review_reasons: list[str] = field(default_factory=list)  # why a person should check it (see mealwatch.review)
     language: str | None = None  # ISO 639-1 code of the text's language (``languages.detect_language``)
+    severity: str | None = None  # the worst that happened to a child (``severity.SEVERITY_LEVELS``)
+    children: int = 0  # how many children it names (``severity.children_named``; ``ALL_CHILDREN``: all of them)
 
     @property
     def needs_review(self) -> bool:
@@ -78,6 +82,7 @@ class ModelRun:
     probabilities: Tensor  # (N, L)
     truncated: list[bool]
     unreadable: list[float]
+    severity: Tensor | None = None  # (N, S) the severity levels' probabilities, from a model with a severity head
 
 
 class Pipeline:
@@ -99,11 +104,13 @@ class Pipeline:
         mode: str = "fp32",
         ngram: NgramChannel | None = None,
         translit: DevanagariLexicon | None = None,
+        language_id: LanguageIdentifier | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.ngram = ngram
         self.translit = translit
+        self.language_id = language_id  # the languages of Latin-letter text (``language_id``), when trained
         self.folder = folder  # where it was loaded from, if it was
         self.forward = forward if forward is not None else model
         self.mode = mode
@@ -123,7 +130,8 @@ class Pipeline:
 
     def with_model(self, model: Classifier, forward: Callable[..., Any] | None = None) -> "Pipeline":
         """The same tokenizer and policies around another model (e.g. a converted copy)."""
-        return Pipeline(model, self.tokenizer, self.folder, forward=forward, ngram=self.ngram, translit=self.translit)
+        return Pipeline(model, self.tokenizer, self.folder, forward=forward, ngram=self.ngram, translit=self.translit,
+                        language_id=self.language_id)  # fmt: skip
 
     def prepare(
         self,
@@ -298,7 +306,7 @@ class Pipeline:
 
     def probabilities(self, texts: Sequence[str], batch_size: int = 64) -> Tensor:
         """(N, L) probabilities for ``texts``, in input order."""
-        return self._run_model(list(texts), batch_size).probabilities
+        return self.run(list(texts), batch_size).probabilities
 
     def predict(self, texts: Sequence[str], batch_size: int = 64) -> list[Prediction]:
         """Labels, probabilities, urgency and review reasons for each text, in input order.
@@ -306,34 +314,58 @@ class Pipeline:
         A text longer than ``max_length`` word pieces is judged on its start and flagged ``truncated``.
         """
         texts = list(texts)
-        run = self._run_model(texts, batch_size)
-        return self.predictions(texts, run.probabilities, run.truncated, run.unreadable)
+        run = self.run(texts, batch_size)
+        return self.predictions(texts, run.probabilities, run.truncated, run.unreadable, run.severity)
+
+    def severity_levels(self, severity: Tensor | np.ndarray | None, texts: Sequence[str],
+                        labels: Sequence[Sequence[str]]) -> list[str]:  # fmt: skip
+        """Each text's severity level: from the severity head's (N, S) probabilities (``decide_severity`` at the
+        grave threshold chosen on validation), or, for a model without the head, by ``severity.keyword_level``."""
+        if severity is None or not self.config.severity_levels:
+            return [keyword_level(t, ls) for t, ls in zip(texts, labels)]
+        p = severity.detach().float().numpy() if isinstance(severity, Tensor) else np.asarray(severity)
+        return decide_severity(p, self.config.severity_levels, self.config.grave_threshold)
 
     def predictions(
-        self, texts: Sequence[str], probabilities: Tensor, truncated: Sequence[bool], unreadable: Sequence[float]
-    ) -> list[Prediction]:
-        """Predictions from (N, L) probabilities already computed for ``texts``.
+        self, texts: Sequence[str], probabilities: Tensor, truncated: Sequence[bool], unreadable: Sequence[float],
+        severity: Tensor | None = None,
+    ) -> list[Prediction]:  # fmt: skip
+        """Predictions from (N, L) probabilities (and (N, S) severity probabilities) already computed for ``texts``.
 
         ``unreadable`` is each text's share of words the vocabulary cannot read (``review.unreadable_shares``).
         """
         decisions = self.decide(probabilities)  # (N, L)
         thresholds, policy, names = self.thresholds(), self.review_policy, self.labels
+        chosen = [[label for label, on in zip(names, d) if on] for d in decisions.tolist()]
+        levels = self.severity_levels(severity, texts, chosen) if self.has_urgency else [None] * len(texts)
+        languages = self.languages_of(texts)
         out = []
-        for text, p, d, cut, u in zip(texts, probabilities.tolist(), decisions.tolist(), truncated, unreadable):
-            labels = [label for label, on in zip(names, d) if on]
-            level = self.urgency_of(labels)
-            language = detect_language(text)
-            why = reasons(p, names, thresholds, u, policy, language)
-            out.append(Prediction(text, labels, dict(zip(names, p)), level, cut, why, language))
+        for text, p, labels, cut, u, sev, language in zip(
+            texts, probabilities.tolist(), chosen, truncated, unreadable, levels, languages
+        ):
+            form = language_form(language, "latn" if in_latin_letters(text) else None)
+            why = reasons(p, names, thresholds, u, policy, language, form)
+            children = children_named(text) if self.has_urgency else 0
+            out.append(Prediction(text, labels, dict(zip(names, p)), self.urgency_of(labels), cut, why, language,
+                                  sev, children))  # fmt: skip
         return out
 
+    def languages_of(self, texts: Sequence[str]) -> list[str]:
+        """Each text's language (ISO 639-1): ``languages.detect_language``, and for text in Latin letters the model's
+        own language identifier where it keeps one (romanised Tamil is Tamil, not English)."""
+        found = [detect_language(t) for t in texts]
+        if self.language_id is not None:
+            found = self.language_id.refine(texts, found)
+        return found
+
     @torch.inference_mode()
-    def _run_model(self, texts: list[str], batch_size: int) -> ModelRun:
+    def run(self, texts: Sequence[str], batch_size: int = 64) -> ModelRun:
         """The model run over ``texts``: (N, L) probabilities; per text, whether it was cut and its unreadable share.
 
         The encoder's probabilities, fused with those of the Devanagari view of the texts it changes (when the
         model keeps a transliteration view), then with the n-gram channel's (when it keeps one).
         """
+        texts = list(texts)
         run = self._run_encoder(texts, batch_size)
         out = run.probabilities
         if self.translit is not None and self.config.translit_weight > 0:  # p = (1 − v) · p(text) + v · p(view)
@@ -345,7 +377,7 @@ class Pipeline:
                 out[changed] = torch.from_numpy(fused).float()
         if self.ngram is not None:  # p = (1 − w) · p_encoder + w · p_ngram
             out = torch.from_numpy(fuse(out.numpy(), self.ngram.probabilities(texts), self.config.ngram_weight)).float()
-        return ModelRun(out, run.truncated, run.unreadable)
+        return ModelRun(out, run.truncated, run.unreadable, run.severity)
 
     @torch.inference_mode()
     def _run_encoder(self, texts: list[str], batch_size: int) -> ModelRun:
@@ -359,6 +391,8 @@ class Pipeline:
         if was_training:  # (a walk over every module: not on each call of a model that is already in eval mode)
             model.eval()
         out = torch.zeros(len(texts), len(self.labels))  # (N, L)
+        levels = self.config.severity_levels
+        severity = torch.zeros(len(texts), len(levels)) if levels else None  # (N, S)
         truncated: list[bool] = []
         unreadable: list[float] = []
         for start in range(0, len(texts), PREDICT_CHUNK):
@@ -370,15 +404,20 @@ class Pipeline:
             for group in cut_by_length(lengths[order].tolist(), batch_size):  # little padding, few passes
                 idx = order[group]  # (B,)
                 T = int(lengths[idx].max())
-                logits = self.forward(
+                result = self.forward(
                     input_ids=tokens.input_ids[idx, :T],
                     attention_mask=tokens.attention_mask[idx, :T],
                     token_type_ids=tokens.token_type_ids[idx, :T],
-                ).logits  # (B, L)  fmt: skip
-                out[start + idx] = model.probabilities(logits).float()
+                )  # fmt: skip
+                out[start + idx] = model.probabilities(result.logits).float()  # (B, L)
+                severity_logits = getattr(result, "severity_logits", None)  # (B, S); an exported model has none
+                if severity is not None and severity_logits is None:
+                    severity = None  # the levels come from the rule instead
+                elif severity is not None:
+                    severity[start + idx] = torch.softmax(severity_logits.float(), dim=-1)
         if was_training:
             model.train()
-        return ModelRun(out, truncated, unreadable)
+        return ModelRun(out, truncated, unreadable, severity)
 
     def word_attention(self, text: str, include_special: bool = True) -> "WordAttention":
         """Attention of every layer and head merged to words, over the same pieces the prediction reads."""
@@ -401,6 +440,8 @@ class Pipeline:
                 self.ngram.save(folder)
             if self.translit is not None:
                 self.translit.save(folder)
+            if self.language_id is not None:
+                self.language_id.save(folder)
             tensors = {k: v.detach().contiguous().cpu() for k, v in self.model.state_dict().items()}
             save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
             record_digest(folder, WEIGHTS_FILE)  # checked at every load: a damaged file is never served
@@ -437,7 +478,7 @@ class Pipeline:
         folder = Path(directory)
         model = OnnxClassifier(folder, read_config(folder), precision)
         pipeline = cls(model, Tokenizer.from_pretrained(folder), folder, mode=f"onnxruntime-{precision}",  # type: ignore[arg-type]
-                       ngram=ngram_channel_of(folder, model.config))  # fmt: skip
+                       ngram=ngram_channel_of(folder, model.config), language_id=LanguageIdentifier.load(folder))  # fmt: skip
         pipeline._prepared = True
         return pipeline
 
@@ -490,7 +531,7 @@ class Pipeline:
         model.load_state_dict(tensors, strict=True)
         translit = DevanagariLexicon.load(folder) if config.translit_weight > 0 else None
         return cls(model.eval(), Tokenizer.from_pretrained(folder), folder, ngram=ngram_channel_of(folder, config),
-                   translit=translit)  # fmt: skip
+                   translit=translit, language_id=LanguageIdentifier.load(folder))  # fmt: skip
 
 
 def ngram_channel_of(folder: Path, config: ClassifierConfig) -> NgramChannel | None:

@@ -8,14 +8,17 @@ A prediction ``needs_review`` when any of these holds, each with a reason a pers
   unreadable when it became the unknown token (``[UNK]``, ``<unk>``) or was cut into single letters
   (what an English WordPiece vocabulary does to Devanagari); the piece markers (WordPiece's ``##``,
   SentencePiece's ``▁``) and the unknown token are the tokenizer's own;
-- **close call**: the prediction's ``decisions.certainty`` is below ``margin``: a label's probability lies within
-  ``margin`` of its threshold (just in or just out), or, single-label, the two most probable labels are within
-  ``margin`` of each other;
-- **language**: the text is written in a language where the model's measured quality is low (its validation
-  macro-F1 below ``min_language_f1``) or was never measured (no validation rows in it).
+- **close call**: the prediction's ``decisions.certainty`` is below the margin of its language form (``ta``,
+  ``ta-latn``, ...; ``languages.language_form``), or ``margin`` for a form without one: a label's probability lies
+  within the margin of its threshold (just in or just out), or, single-label, the two most probable labels are
+  within the margin of each other;
+- **language**: the text is written in a language the model was never checked on (no validation rows in it), or,
+  for a policy that asks (``min_language_f1`` > 0, as models saved before per-form margins do), one whose measured
+  quality is low.
 
-``margin`` is chosen on the validation split (``choose_margin``), and each language's quality is measured there
-(``language_quality``); both are saved with the model.
+``margin`` and each form's margin are chosen on the validation split (``choose_margin``: where the model errs
+more, certainty must be higher to pass unflagged), and each language's quality is measured there
+(``language_quality``); all are saved with the model.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ CATCH_TARGET = 0.5
 MAX_FLAGGED = 0.25
 #: a language's validation macro-F1 is kept as its measured quality only with at least this many rows
 MIN_LANGUAGE_ROWS = 10
+#: a language form gets a margin of its own only with at least this many validation rows
+MIN_FORM_ROWS = 20
 
 
 @dataclass
@@ -46,7 +51,12 @@ class ReviewPolicy:
     margin: float = 0.05  # a probability this close to its threshold is a close call
     max_unreadable: float = 0.4  # flag when more than this share of the words is unreadable
     language_f1: dict[str, float] = field(default_factory=dict)  # ISO 639-1 code -> validation macro-F1 measured
-    min_language_f1: float = 0.75  # flag a language measured below this, or not measured when others were
+    min_language_f1: float = 0.0  # > 0: flag a language measured below this (a blanket per language)
+    form_margins: dict[str, float] = field(default_factory=dict)  # language form -> its own close-call margin
+
+    def margin_for(self, form: str | None) -> float:
+        """The close-call margin of a text of language ``form`` (``margin`` for a form without its own)."""
+        return self.form_margins.get(form, self.margin) if form is not None else self.margin
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,7 +80,7 @@ def language_reason(language: str | None, policy: ReviewPolicy) -> str | None:
     if language not in policy.language_f1:
         return f"written in {name}, a language this model was not checked on"
     f1 = policy.language_f1[language]
-    if f1 < policy.min_language_f1:
+    if policy.min_language_f1 > 0 and f1 < policy.min_language_f1:
         return (
             f"written in {name}, where this model is less reliable (macro-F1 {f1:.2f} when checked, "
             f"below {policy.min_language_f1:.2f})"
@@ -111,10 +121,10 @@ def unreadable_shares(batch) -> list[float]:
 
 def reasons(
     probabilities: Sequence[float], labels: Sequence[str], thresholds: Sequence[float] | None, unreadable: float,
-    policy: ReviewPolicy, language: str | None = None,
+    policy: ReviewPolicy, language: str | None = None, form: str | None = None,
 ) -> list[str]:  # fmt: skip
     """Why one prediction needs a person's review (empty when it does not); ``thresholds`` None: single-label;
-    ``language`` the text's (``languages.detect_language``)."""
+    ``language`` the text's (``languages.detect_language``), ``form`` its language form (``ta-latn``)."""
     out = []
     by_language = language_reason(language, policy)
     if by_language:
@@ -123,15 +133,16 @@ def reasons(
     if unreadable > policy.max_unreadable:
         out.append(f"{unreadable:.0%} of the words are unreadable to this model's vocabulary "
                    "(unknown or cut into single letters)")  # fmt: skip
-    close = certainty(p[None, :], thresholds)[0] < policy.margin
+    margin = policy.margin_for(form)
+    close = certainty(p[None, :], thresholds)[0] < margin
     if thresholds is not None:
         t = np.asarray(thresholds, dtype=float)
         if not (p >= t).any():
             best = int(p.argmax())
             out.append(f"no label reached its threshold (most probable: {labels[best]} {p[best]:.2f} < {t[best]:.2f})")
         if close:  # the most probable of the labels within the margin of their thresholds
-            i = int(next(i for i in np.argsort(-p) if abs(p[i] - t[i]) < policy.margin))
-            out.append(f"close call: {labels[i]} {p[i]:.2f} is within {policy.margin:.2f} of its threshold {t[i]:.2f}")
+            i = int(next(i for i in np.argsort(-p) if abs(p[i] - t[i]) < margin))
+            out.append(f"close call: {labels[i]} {p[i]:.2f} is within {margin:.2f} of its threshold {t[i]:.2f}")
     elif len(p) > 1 and close:
         first, second = np.argsort(-p)[:2]
         out.append(f"close call: {labels[first]} {p[first]:.2f} and {labels[second]} {p[second]:.2f}")
@@ -157,3 +168,16 @@ def choose_margin(probabilities: np.ndarray, targets: np.ndarray, decisions: np.
         if not wrong.any() or (flagged & wrong).sum() / wrong.sum() >= CATCH_TARGET:
             break
     return float(chosen)
+
+
+def choose_form_margins(probabilities: np.ndarray, targets: np.ndarray, decisions: np.ndarray,
+                        thresholds: Sequence[float] | None, forms: Sequence[str]) -> dict[str, float]:  # fmt: skip
+    """Each language form's own margin (``choose_margin`` on its validation rows), for the forms with at least
+    ``MIN_FORM_ROWS`` rows."""
+    forms_array = np.asarray(forms)
+    out = {}
+    for form in sorted(set(forms)):
+        rows = forms_array == form  # (N,)
+        if rows.sum() >= MIN_FORM_ROWS:
+            out[form] = choose_margin(probabilities[rows], targets[rows], decisions[rows], thresholds)
+    return out

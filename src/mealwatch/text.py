@@ -51,7 +51,9 @@ URL = r"(?i)(?:https?://|www\.)\S+|https? ?// ?t ?\.? ?co ?/ ?\w+"
 LINK_WORD = "link"
 
 #: values of the ``script`` column and of ``detect_script``
-SCRIPTS: tuple[str, ...] = ("latn-en", "latn-hi", "deva", "mixed", "other")
+#: ``latn``: Latin letters typing a language other than English and Hindi (romanised Tamil, Bengali, ...), which a
+#: data file names (``detect_script`` reads such text as ``latn-en`` or ``latn-hi``)
+SCRIPTS: tuple[str, ...] = ("latn-en", "latn-hi", "deva", "mixed", "other", "latn")
 
 #: common Hindi function words and complaint words in Latin script; two different ones mark romanised Hindi
 HINDI_MARKERS = frozenset(

@@ -28,7 +28,9 @@ from .evaluation import evaluate_pipeline
 from ..pipeline import Pipeline
 from ..memory import MemoryReleaser
 from .ngram_training import FusionChoice, add_ngram_channel, add_translit_view
-from ..review import ReviewPolicy, choose_margin, language_quality
+from ..review import ReviewPolicy, choose_form_margins, choose_margin, language_quality
+from ..language_id import fit_language_id
+from ..severity import SEVERITY_LEVELS, choose_grave_threshold
 from ..transformer.precision import cpu_has_bf16
 from ..tokenizer import Tokenizer
 from ..transformer import Encoder, EncoderConfig
@@ -70,6 +72,8 @@ class TrainingArguments:
     bf16: bool | None = None  # bfloat16 autocast for the training steps; None: when the CPU has native bf16
     ngram_channel: bool = True  # fit the n-gram channel and fuse it at the weight validation prefers (0: not kept)
     translit_view: bool = True  # read romanised Hindi also in Devanagari, fused at the weight validation prefers
+    severity_weight: float = 1.0  # the severity head's share of the loss (trained when the data is annotated; 0: no head)
+    language_id: bool = True  # fit the identifier of Latin-letter languages on the training split (``language_id``)
 
     def __post_init__(self) -> None:
         if self.class_weights not in ("auto", "on", "off"):
@@ -81,6 +85,8 @@ class TrainingArguments:
             raise ValueError(f"frozen_layers must be 0 or more, not {self.frozen_layers}")
         if self.learning_rate <= 0 or self.head_learning_rate <= 0:
             raise ValueError("learning rates must be positive")
+        if self.severity_weight < 0:
+            raise ValueError(f"severity_weight must be 0 or more, not {self.severity_weight}")
 
 
 @dataclass
@@ -94,9 +100,11 @@ class TrainingResult:
     translit: FusionChoice | None = None  # the Devanagari view's weight chosen on validation, when one was tried
 
 
-def build_pipeline(labels: Sequence[str], multi_label: bool, args: TrainingArguments) -> Pipeline:
+def build_pipeline(
+    labels: Sequence[str], multi_label: bool, args: TrainingArguments, severity_levels: Sequence[str] = ()
+) -> Pipeline:
     """An untrained pipeline: a pre-trained (or, with ``pretrained=False``, randomly initialised) encoder,
-    its tokenizer and a fresh head."""
+    its tokenizer and a fresh head (and a severity head over ``severity_levels``, when given)."""
     folder = encoder_folder(args.encoder_path)
     if args.pretrained:
         encoder = Encoder.from_pretrained(folder)
@@ -106,7 +114,7 @@ def build_pipeline(labels: Sequence[str], multi_label: bool, args: TrainingArgum
     training = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(args).items()}
     config = ClassifierConfig(
         labels=list(labels), multi_label=multi_label, pooling=args.pooling, dropout=args.dropout,
-        training=training, encoder=encoder.config, max_length=args.max_length,
+        training=training, encoder=encoder.config, max_length=args.max_length, severity_levels=list(severity_levels),
     )  # fmt: skip
     return Pipeline(Classifier(encoder, config), tokenizer)
 
@@ -141,6 +149,25 @@ def loss_function(targets: np.ndarray, multi_label: bool, n_labels: int, class_w
     return nn.CrossEntropyLoss(weight=weight)
 
 
+def severity_loss_function(severities: np.ndarray, n_levels: int) -> nn.Module:
+    """Cross-entropy over the severity levels, weighted towards rare levels (sqrt of the balanced weights: a death is
+    rare but must not be missed); rows not annotated (-1) are ignored."""
+    known = severities[severities >= 0]
+    counts = np.maximum(np.bincount(known, minlength=n_levels).astype(np.float64), 1.0)
+    weight = torch.tensor(np.sqrt(len(known) / (n_levels * counts)), dtype=torch.float32)
+    return nn.CrossEntropyLoss(weight=weight, ignore_index=-1, reduction="sum")
+
+
+def severity_part_loss(loss_fn: nn.Module, logits: Tensor, part: Tensor, batch: Tensor) -> Tensor:
+    """A part's share of its batch's weighted mean severity loss (the rows not annotated count for nothing):
+    the parts' losses add up to the batch's."""
+    known = batch[batch >= 0]
+    if len(known) == 0 or not (part >= 0).any():
+        return logits.sum() * 0.0
+    total_weight = loss_fn.weight[known].sum()  # the batch's weighted-mean denominator
+    return loss_fn(logits, part) / total_weight
+
+
 def share_of_batch(loss_fn: nn.Module, part_targets: Tensor, batch_targets: Tensor) -> float:
     """A part's share of its batch's mean loss: its rows' share of the rows (cross-entropy with class weights:
     of the rows' weights, as that loss is their weighted mean)."""
@@ -156,7 +183,7 @@ def make_optimizer(model: Classifier, args: TrainingArguments, total_steps: int)
     for name, p in model.named_parameters():
         if not p.requires_grad:
             continue
-        lr = args.head_learning_rate if name.startswith("head.") else args.learning_rate
+        lr = args.head_learning_rate if name.startswith(("head.", "severity_head.")) else args.learning_rate
         # no decay on biases and norms, nor on word embeddings (it would shrink pre-trained rows kept fixed)
         no_decay = name.endswith(".bias") or "norm" in name or "embeddings.word." in name  # .weight, or .added
         decay = 0.0 if no_decay else args.weight_decay
@@ -215,12 +242,15 @@ def lowest_layers_fixed(model: Classifier, n: int) -> Iterator[None]:
             p.requires_grad_(True)
 
 
-def review_policy_on(pipeline: Pipeline, probs: np.ndarray, targets: np.ndarray) -> ReviewPolicy:
-    """The review policy whose close-call margin is chosen on the pipeline's (N, L) probabilities ``probs`` of
-    validation examples."""
+def review_policy_on(
+    pipeline: Pipeline, probs: np.ndarray, targets: np.ndarray, forms: Sequence[str] | None = None
+) -> ReviewPolicy:
+    """The review policy whose close-call margins (overall, and per language form when ``forms`` are given) are
+    chosen on the pipeline's (N, L) probabilities ``probs`` of validation examples."""
     thresholds = pipeline.thresholds()
     decisions = decided_targets(probs, multi_label=pipeline.multi_label, thresholds=thresholds)
-    return ReviewPolicy(margin=choose_margin(probs, targets, decisions, thresholds))
+    by_form = choose_form_margins(probs, targets, decisions, thresholds, forms) if forms is not None else {}
+    return ReviewPolicy(margin=choose_margin(probs, targets, decisions, thresholds), form_margins=by_form)
 
 
 def train(
@@ -252,9 +282,14 @@ def _train(
     started = time.perf_counter()
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
-    pipeline = build_pipeline(train_set.label_set, train_set.multi_label, args)
+    severities = train_set.severities()  # (N,) level indices, -1 where not annotated
+    learns_severity = args.severity_weight > 0 and bool((severities >= 0).any())
+    levels = SEVERITY_LEVELS if learns_severity else ()
+    pipeline = build_pipeline(train_set.label_set, train_set.multi_label, args, levels)
     model = pipeline.model
     bf16 = cpu_has_bf16() if args.bf16 is None else args.bf16
+    s = torch.tensor(severities, dtype=torch.long)  # (N,)
+    severity_loss = severity_loss_function(severities, len(SEVERITY_LEVELS)) if learns_severity else None
 
     targets = train_set.targets()
     y = torch.tensor(targets, dtype=torch.float32 if train_set.multi_label else torch.long)  # (N, L) or (N,)
@@ -268,6 +303,7 @@ def _train(
 
         history: list[dict[str, Any]] = []
         best_f1, best_epoch, best_state, best_thresholds, best_probs = -1.0, 0, None, None, None
+        best_severity = None
         releaser = MemoryReleaser()
         for epoch in range(1, args.epochs + 1):
             model.train()
@@ -281,13 +317,17 @@ def _train(
                 batch_loss = 0.0
                 for part in torch.split(idx, max(1, args.max_batch_tokens // T)):  # (b,) each, b * T <= the budget
                     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-                        logits = model(
+                        output = model(
                             input_ids=batch.input_ids[part, :T],
                             attention_mask=batch.attention_mask[part, :T],
                             token_type_ids=batch.token_type_ids[part, :T],
-                        ).logits  # (b, L)  fmt: skip
+                        )  # fmt: skip
                     # the part's mean loss times its share of the batch: the parts' gradients add up to the batch's
-                    loss = loss_fn(logits.float(), y[part]) * share_of_batch(loss_fn, y[part], y[idx])
+                    loss = loss_fn(output.logits.float(), y[part]) * share_of_batch(loss_fn, y[part], y[idx])  # (b, L)
+                    if severity_loss is not None and output.severity_logits is not None:
+                        loss = loss + args.severity_weight * severity_part_loss(
+                            severity_loss, output.severity_logits.float(), s[part], s[idx]
+                        )  # (b, S) logits; rows not annotated add nothing
                     loss.backward()
                     batch_loss += loss.item()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
@@ -296,7 +336,8 @@ def _train(
                 releaser.step()
                 total, seen = total + batch_loss * len(idx), seen + len(idx)
                 bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
-            probs = pipeline.probabilities(validation_texts).numpy()  # (N, L)
+            run = pipeline.run(validation_texts)
+            probs = run.probabilities.numpy()  # (N, L)
             tuned = tuned_macro_f1(probs, validation_targets, multi_label=pipeline.multi_label)
             f1, thresholds = tuned.macro_f1, tuned.thresholds
             history.append({"epoch": epoch, "loss": total / seen, "validation_macro_f1": f1,
@@ -304,6 +345,7 @@ def _train(
             improved = f1 > best_f1
             if improved:
                 best_f1, best_epoch, best_thresholds, best_probs = f1, epoch, thresholds, probs
+                best_severity = run.severity
                 best_state = learned_state(model)
             if progress:
                 tqdm.write(f"epoch {epoch}/{args.epochs}: train loss {total / seen:.4f}, validation macro-F1 {f1:.4f}"
@@ -315,6 +357,14 @@ def _train(
         model.load_state_dict(best_state, strict=False)  # the fixed tensors never changed
     model.config.thresholds = best_thresholds
     model.eval()
+    if best_severity is not None:  # the grave mark's threshold, on the validation rows annotated
+        known = validation_set.severities()  # (N,)
+        annotated = known >= 0
+        truth = [SEVERITY_LEVELS[i] for i in known[annotated]]
+        model.config.grave_threshold = choose_grave_threshold(best_severity.numpy()[annotated], truth, SEVERITY_LEVELS)
+    if args.language_id:
+        pipeline.language_id = fit_language_id(train_set.texts, train_set.languages(), validation_texts,
+                                               validation_set.languages())  # fmt: skip
     probs = best_probs  # (N, L) the validation texts as the pipeline reads them now, carried through each fusion
     translit = None
     if args.translit_view:
@@ -328,7 +378,7 @@ def _train(
         probs = fusion.probabilities
         if progress:
             tqdm.write(fusion.summary())
-    policy = review_policy_on(pipeline, probs, validation_targets)
+    policy = review_policy_on(pipeline, probs, validation_targets, validation_set.forms())
     # the interval belongs to the test report
     report = evaluate_pipeline(pipeline, validation_set, bootstrap=0, probabilities=probs)
     policy.language_f1 = language_quality(report.by_language)  # each language's quality, as measured here

@@ -12,7 +12,7 @@ from typing import Any
 from ..labels import urgency_rank
 from ..languages import detect_language
 from ..records import block_group, fold, school_group
-from ..severity import severity
+from ..severity import TriageKey, children_text, keyword_level, triage_key
 from .shapes import STATUSES, TRANSITIONS, Filters, NewComplaint, TransitionError, Tx, page_clause, to_stored_time
 
 #: the columns a complaint is read with, in the order of the dicts returned
@@ -70,7 +70,8 @@ def insert_row(c: NewComplaint, now: str) -> tuple:
         json.dumps(list(c.review_reasons), ensure_ascii=False), bool(c.review_reasons), c.certainty,
         fold(c.school) if c.school else None, fold(c.district) if c.district else None,
         fold(c.block) if c.block else None, school_group(c.school, c.udise, c.district),
-        block_group(c.district, c.block), incident or now, severity(c.text, c.urgency), detect_language(c.text),
+        block_group(c.district, c.block), incident or now,
+        triage_key(c.severity or keyword_level(c.text, c.labels), c.urgency, c.text), c.language or detect_language(c.text),
     )  # fmt: skip
 
 
@@ -91,6 +92,8 @@ def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
     d["corrected_labels"] = json.loads(d["corrected_labels"]) if d["corrected_labels"] is not None else None
     d["certainty"] = float(d["certainty"]) if d["certainty"] is not None else None
     d["severity"] = int(d["severity"])
+    parts = TriageKey.of(d["severity"])
+    d["severity_level"], d["children"] = parts.level, children_text(parts.children)
     d["incident_id"] = int(d["incident_id"]) if d["incident_id"] is not None else None
     d["signals"] = json.loads(d["signals"]) if d["signals"] is not None else []
     return d

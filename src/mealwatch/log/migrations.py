@@ -37,6 +37,10 @@
      complaint's ``incident_id``; ``signals`` (what a complaint says in any language that an alert rule may count,
      such as a death or a hospital admission: ``search.signals``); each vector's ``concepts`` (``search.concepts``)
 
+ 14: severity levels (issue 33): the triage key's first part is the level of care a complaint reports (none,
+     unwell, clinic, hospital, death: ``mealwatch.severity``), read by the model's severity head for new complaints;
+     the complaints saved before it get theirs from the rule for models without one
+
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
 transaction each. A database written by a newer mealwatch, or one holding other tables but no
@@ -50,16 +54,17 @@ so that both backends give back exactly what was saved.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
 from ..records import fold, school_group
 from ..languages import detect_language
-from ..severity import severity
+from ..severity import keyword_level, triage_key
 from .shapes import StoreError, utc_now
 from .counts import RECOUNT
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 #: step 7 on both backends ({C}: PostgreSQL's byte-order collation, {BOOL}: its boolean type)
 STEP_7 = """
@@ -147,6 +152,9 @@ STEP_11 = """
 STEP_12 = """
     ALTER TABLE complaints ADD COLUMN language TEXT;
     """
+
+#: severity levels: no new column (the triage key holds the level), every key computed again after it
+STEP_LEVELS = "-- the triage key's first part becomes the level of care (mealwatch.severity)"
 
 #: the search and incident step on both backends ({C}: PostgreSQL's byte-order collation, {INT}: its 64-bit
 #: integer, {ID}: a row id, {BYTES}: a byte string, {REAL}: a 4-byte float)
@@ -343,6 +351,7 @@ SQLITE_STEPS: dict[int, str] = {
     11: STEP_11.format(C=""),
     12: STEP_12,
     13: STEP_SEARCH.format(C="", INT="INTEGER", ID="INTEGER PRIMARY KEY AUTOINCREMENT", BYTES="BLOB", REAL="REAL"),
+    14: STEP_LEVELS,
 }
 
 
@@ -514,6 +523,7 @@ POSTGRES_STEPS: dict[int, str] = {
         BYTES="BYTEA",
         REAL="REAL",
     ),
+    14: STEP_LEVELS,
 }
 
 
@@ -533,9 +543,11 @@ def _alert_groups(select: Any, update: Any) -> None:
 
 
 def _fill_severity(select: Any, update: Any) -> None:
-    """Version 10: the severity of the complaints saved before it (as new rows get theirs)."""
-    rows = select("SELECT id, text, urgency FROM complaints")
-    update("UPDATE complaints SET severity = ? WHERE id = ?", [(severity(t, u), i) for i, t, u in rows])
+    """Versions 10 and 14: the triage key of the complaints saved before it, their level read by the rule for
+    models without a severity head (``severity.keyword_level``, from the labels as they stand)."""
+    rows = select("SELECT id, text, urgency, labels, corrected_labels FROM complaints")
+    keys = [(triage_key(keyword_level(t, json.loads(c if c is not None else la)), u, t), i) for i, t, u, la, c in rows]
+    update("UPDATE complaints SET severity = ? WHERE id = ?", keys)
 
 
 def _fill_language(select: Any, update: Any) -> None:
@@ -545,7 +557,7 @@ def _fill_language(select: Any, update: Any) -> None:
 
 
 #: after a step's SQL, in its transaction: step -> function(select(sql), execute_many(sql, rows)); ``?`` marks
-KEY_STEPS = {4: _fill_keys, 9: _alert_groups, 10: _fill_severity, 12: _fill_language}
+KEY_STEPS = {4: _fill_keys, 9: _alert_groups, 10: _fill_severity, 12: _fill_language, 14: _fill_severity}
 
 #: pg_advisory_lock key held while migrating (any fixed 64-bit number; this one spells "mealwatch")
 ADVISORY_LOCK_KEY = 0x6D65_616C_7761_7463

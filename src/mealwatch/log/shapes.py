@@ -70,6 +70,8 @@ class NewComplaint:
     reporter_phone: str | None = None
     extra: dict[str, str] = field(default_factory=dict)  # fields mealwatch has no column for, kept whole
     certainty: float | None = None  # how far the prediction is from its nearest decision threshold (0: a coin toss)
+    severity: str | None = None  # the model's severity level (``severity.SEVERITY_LEVELS``); None: by the rule
+    language: str | None = None  # the language the model identified (ISO 639-1); None: ``detect_language``
 
 
 #: the districts an account may see, as ``scope(names)`` gives them; None: every district (and complaints naming

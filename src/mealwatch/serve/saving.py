@@ -59,7 +59,7 @@ def new_complaint(predictor: Predictor, prediction: Prediction, record: Record) 
         prediction.text, prediction.labels, prediction.probabilities, pipeline.log_urgency(prediction.labels),
         predictor.version, record.school, prediction.review_reasons, record.udise, record.district, record.block,
         record.incident_at, record.channel, record.reporter_phone, record.extra,
-        certainty(prediction, pipeline.thresholds()),
+        certainty(prediction, pipeline.thresholds()), prediction.severity, prediction.language,
     )  # fmt: skip
 
 
@@ -76,6 +76,8 @@ def result(c: Classified, record: Record, version: str, complaint_id: int | None
         "needs_review": p.needs_review,
         "review_reasons": p.review_reasons,
         "language": p.language,
+        "severity": p.severity,
+        "children": p.children,
         "importance": c.importance.to_dict() if c.importance else None,
         "id": complaint_id,
         "model_version": version,
