@@ -1,15 +1,20 @@
 """Write the split of the complaints in India's other languages (data/languages/, its README is the datasheet).
 
-    python scripts/make_language_splits.py                 # re-split the current train/validation/test files
-    python scripts/make_language_splits.py ta.csv te.csv   # add freshly written files (text,labels,source),
-                                                           # each named after its language's ISO 639-1 code
+    python scripts/make_language_splits.py
 
-Each language is split on its own, stratified by label and seeded: 20 % train, 20 % validation, 60 % test,
-so that every language has at least 40 test complaints and the model can be scored with no training rows in
-a language (leave its train rows out) or with them. The split depends only on the set of complaints and the
-seed: re-running on its own output writes the same files byte for byte. Texts that repeat after normalising
-case, spaces and punctuation — within the files, or against the bundled Hindi/English complaints — are refused
-with their lines, never dropped.
+Two kinds of rows make the split:
+
+- the **first release** (80 complaints per language in its own script): the rows of the current split files
+  that no file under ``written/`` holds keep the split they have (so that earlier figures stay comparable);
+  their severity and children are read from ``written/<code>-existing.csv``;
+- the **written** complaints (``written/<code>.csv``: ``text,labels,script,source,severity,children``, in the
+  language's script or in Latin letters): split per language form, stratified by label and by how grave the
+  severity is, seeded — in the language's script 60 % train, 15 % validation, 25 % test; in Latin letters 50 %,
+  15 %, 35 % (so that every form has at least 50 test complaints).
+
+The split depends only on these files and the seed: re-running on its own output writes the same files byte for
+byte. Texts that repeat after normalising case, spaces and punctuation — within the files, or against the bundled
+Hindi/English complaints — are refused with their lines, never dropped.
 """
 
 from __future__ import annotations
@@ -18,67 +23,128 @@ import argparse
 import csv
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
-from mealwatch.data import SPLIT_NAMES, Example, bundled_data_dir, normalize_text, read_dataset, stratified_split
+from mealwatch.data import SPLIT_NAMES, bundled_data_dir, normalize_text, read_dataset, stratified_split
 from mealwatch.labels import LABEL_SEPARATOR, LABELS
 from mealwatch.languages import LANGUAGES
+from mealwatch.severity import GRAVE_LEVELS, SEVERITY_LEVELS
 
 SEED = 13
-FRACTIONS = (0.20, 0.20, 0.60)
-COLUMNS = ["text", "labels", "language", "source"]
+FRACTIONS = {"native": (0.60, 0.15, 0.25), "latn": (0.50, 0.15, 0.35)}
+COLUMNS = ["text", "labels", "language", "script", "source", "severity", "children"]
 ROOT = Path(__file__).resolve().parents[1] / "data" / "languages"
 
 
-def read_rows(path: Path, language: str | None) -> list[dict[str, str]]:
-    """The rows of one file, each with its language (the file's ``language`` column, else ``language``)."""
-    read_dataset(path, label_set=list(LABELS), multi_label=True)  # the labels and texts are checked here
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        rows = [{**row, "language": row.get("language") or language} for row in csv.DictReader(f)]
-    for i, row in enumerate(rows, start=2):
-        if row["language"] not in LANGUAGES:
-            raise SystemExit(f"{path}, line {i}: language {row['language']!r} is not one of {', '.join(LANGUAGES)}")
+@dataclass(frozen=True)
+class Row:
+    text: str
+    labels: tuple[str, ...]
+    language: str
+    script: str  # "" for the language's own script, "latn" for Latin letters
+    source: str
+    severity: str
+    children: str
+    line: int = 0
+
+    def out(self) -> list[str]:
+        return [self.text, LABEL_SEPARATOR.join(self.labels), self.language, self.script, self.source, self.severity,
+                self.children]  # fmt: skip
+
+
+def read(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def labels_of(cell: str, where: str) -> tuple[str, ...]:
+    given = cell.split(LABEL_SEPARATOR)
+    unknown = [label for label in given if label not in LABELS]
+    if unknown or not given:
+        raise SystemExit(f"{where}: unknown labels {unknown}")
+    return tuple(label for label in LABELS if label in given)
+
+
+def written_rows(folder: Path) -> list[Row]:
+    rows = []
+    for path in sorted(folder.glob("*.csv")):
+        if path.stem.endswith("-existing"):
+            continue
+        if path.stem not in LANGUAGES:
+            raise SystemExit(f"{path}: name a written file <code>.csv, code one of {', '.join(LANGUAGES)}")
+        for i, r in enumerate(read(path), start=2):
+            script = {"native": "", "latn": "latn"}.get(r["script"])
+            if script is None:
+                raise SystemExit(f"{path}:{i}: script {r['script']!r} is not native or latn")
+            children = r["children"]
+            if r["severity"] not in SEVERITY_LEVELS or not (children in ("", "all") or children.isdigit()):
+                raise SystemExit(f"{path}:{i}: severity {r['severity']!r} or children {children!r} is not valid "
+                                 "(python scripts/check_written.py checks a written file)")  # fmt: skip
+            rows.append(Row(r["text"].strip(), labels_of(r["labels"], f"{path}:{i}"), path.stem, script, r["source"],
+                            r["severity"], r["children"], i))  # fmt: skip
     return rows
+
+
+def first_release(out: Path, written: set[str], folder: Path) -> dict[str, list[Row]]:
+    """The current split files' rows that no written file holds, by split, with their severity annotation."""
+    annotated: dict[str, tuple[str, str]] = {}
+    for path in sorted(folder.glob("*-existing.csv")):
+        for r in read(path):
+            annotated[r["text"]] = (r["severity"], r["children"])
+    parts: dict[str, list[Row]] = {}
+    for name in SPLIT_NAMES:
+        path = out / f"{name}.csv"
+        parts[name] = []
+        for i, r in enumerate(read(path) if path.is_file() else [], start=2):
+            text = r["text"].strip()
+            if normalize_text(text) in written:
+                continue
+            severity, children = annotated.get(r["text"], (r.get("severity", ""), r.get("children", "")))
+            if severity not in SEVERITY_LEVELS:
+                raise SystemExit(f"{path}:{i}: no severity for this first-release row (written/<code>-existing.csv)")
+            parts[name].append(Row(text, labels_of(r["labels"], f"{path}:{i}"), r["language"], r.get("script", ""),
+                                   r["source"], severity, children, i))  # fmt: skip
+    return parts
+
+
+def grade(row: Row) -> str:
+    """How grave a row is, a second key of the strata: so that deaths and admissions reach every part."""
+    return "grave" if row.severity in GRAVE_LEVELS else "ill" if row.severity != "none" else "none"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sources", nargs="*", type=Path, help="written files to add, named <code>.csv")
     parser.add_argument("--out", type=Path, default=ROOT)
+    parser.add_argument("--written", type=Path, default=ROOT / "written")
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args()
-    current = [args.out / f"{name}.csv" for name in SPLIT_NAMES if (args.out / f"{name}.csv").is_file()]
-    rows = [r for path in current for r in read_rows(path, None)]
-    rows += [r for path in args.sources for r in read_rows(path, path.stem)]
+    written = written_rows(args.written)
+    parts = first_release(args.out, {normalize_text(r.text) for r in written}, args.written)
     seen = defaultdict(list)
     for split in SPLIT_NAMES:
         for e in read_dataset(bundled_data_dir() / f"{split}.csv", label_set=list(LABELS), multi_label=True).examples:
             seen[normalize_text(e.text)].append(f"data/complaints/{split}.csv:{e.line}")
-    for row in rows:
-        seen[normalize_text(row["text"])].append(f"{row['language']}: {row['text'][:40]}")
+    for row in written + [r for part in parts.values() for r in part]:
+        seen[normalize_text(row.text)].append(f"{row.language}: {row.text[:40]}")
     repeats = [where for where in seen.values() if len(where) > 1]
     if repeats:
         for where in repeats:
             print("repeated text: " + " | ".join(where), file=sys.stderr)
         return 1
-    by_language: dict[str, list[tuple[Example, dict[str, str]]]] = defaultdict(list)
-    for i, row in enumerate(rows):
-        labels = tuple(label for label in LABELS if label in row["labels"].split(LABEL_SEPARATOR))
-        by_language[row["language"]].append((Example(row["text"].strip(), labels, i), row))
-    parts: list[list[dict[str, str]]] = [[] for _ in SPLIT_NAMES]
-    for language in sorted(by_language):
-        pairs = by_language[language]
-        row_of = {id(e): r for e, r in pairs}
-        for i, part in enumerate(stratified_split([e for e, _ in pairs], FRACTIONS, args.seed)):
-            parts[i] += [row_of[id(e)] for e in part]
-    for name, part in zip(SPLIT_NAMES, parts):
-        part.sort(key=lambda r: (r["language"], normalize_text(r["text"]), r["text"]))
+    by_form: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    for row in written:
+        by_form[(row.language, row.script)].append(row)
+    for (language, script), rows in sorted(by_form.items()):
+        fractions = FRACTIONS["latn" if script else "native"]
+        for name, part in zip(SPLIT_NAMES, stratified_split(rows, fractions, args.seed, also_by=grade)):
+            parts[name] += part
+    for name in SPLIT_NAMES:
+        part = sorted(parts[name], key=lambda r: (r.language, r.script, normalize_text(r.text), r.text))
         with open(args.out / f"{name}.csv", "w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f)
             writer.writerow(COLUMNS)
-            for r in part:
-                labels = [label for label in LABELS if label in r["labels"].split(LABEL_SEPARATOR)]
-                writer.writerow([r["text"].strip(), LABEL_SEPARATOR.join(labels), r["language"], r["source"]])
+            writer.writerows(r.out() for r in part)
         print(f"{name}: {len(part)} complaints -> {args.out / (name + '.csv')}")
     return 0
 

@@ -3,8 +3,9 @@
     python scripts/make_splits.py                        # re-split the current train/validation/test files
     python scripts/make_splits.py parts/deva_sms.csv ...  # add freshly written parts, then split everything
 
-Every row carries its ``script`` (latn-en, latn-hi, deva, mixed: from the file, else detected) and its
-``source`` (the part it was written in: a file's ``source`` column, else the file's name). The rows of
+Every row carries its severity annotation (``severity``: the worst that happened to a child; ``children``: how
+many children it says were affected; both as the file gives them), its ``script`` (latn-en, latn-hi, deva, mixed:
+from the file, else detected) and its ``source`` (the part it was written in: a file's ``source`` column, else the file's name). The rows of
 the first release (source ``v1``) are split by label alone, exactly as they were, so earlier figures
 stay comparable and their Hindi renderings in parallel.csv (all of train rows) never meet validation
 or test; every later row is split stratified by label x script. The split depends only on the set of
@@ -22,12 +23,20 @@ from pathlib import Path
 
 from mealwatch.data import SPLIT_NAMES, Example, bundled_data_dir, normalize_text, read_dataset, stratified_split
 from mealwatch.labels import LABEL_SEPARATOR, LABELS
+from mealwatch.severity import ALL_CHILDREN
 from mealwatch.text import detect_script
 
 SEED = 13
 FRACTIONS = (0.70, 0.15, 0.15)
 FIRST_RELEASE = "v1"
-COLUMNS = ["text", "labels", "script", "source"]
+COLUMNS = ["text", "labels", "script", "source", "severity", "children"]
+
+
+def children_cell(children: int | None) -> str:
+    """How a row's children are written: a number, ``all``, or empty (none stated, or not annotated)."""
+    if not children:
+        return ""
+    return "all" if children == ALL_CHILDREN else str(children)
 
 
 def read_sources(path: Path, default_source: str) -> dict[str, str]:
@@ -75,9 +84,8 @@ def main() -> int:
             writer.writerow(COLUMNS)
             for e in part:
                 ordered = [label for label in LABELS if label in e.labels]
-                writer.writerow(
-                    [e.text, LABEL_SEPARATOR.join(ordered), e.script or detect_script(e.text), source[e.text]]
-                )
+                writer.writerow([e.text, LABEL_SEPARATOR.join(ordered), e.script or detect_script(e.text),
+                                 source[e.text], e.severity or "", children_cell(e.children)])  # fmt: skip
         print(f"{name}: {len(part)} complaints -> {args.out / (name + '.csv')}")
     return 0
 

@@ -11,7 +11,9 @@ import pytest
 from log_backends import complaint
 
 from mealwatch.log import ComplaintChange, Filters, NewComplaint
-from mealwatch.severity import ALL_CHILDREN, TriageKey, children_named, death_or_hospital, keyword_level, triage_key, with_urgency
+from mealwatch.severity import (
+    ALL_CHILDREN, TriageKey, children_named, death_or_hospital, keyword_level, triage_key, with_urgency,
+)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -62,9 +64,13 @@ def test_the_key_keeps_its_parts_and_a_correction_changes_only_the_urgency():
     key = triage_key("clinic", "high", "12 children vomited")
     assert TriageKey.of(key) == TriageKey("clinic", 2, 12)
     assert TriageKey.of(with_urgency(key, "low")) == TriageKey("clinic", 0, 12)
-    assert triage_key("death", "low", "x") > triage_key("hospital", "high", "99 children") > triage_key(
-        "clinic", "high", "x"
-    ) > triage_key("unwell", "high", "x") > triage_key("none", "high", "400 children")
+    assert (
+        triage_key("death", "low", "x")
+        > triage_key("hospital", "high", "99 children")
+        > triage_key("clinic", "high", "x")
+        > triage_key("unwell", "high", "x")
+        > triage_key("none", "high", "400 children")
+    )
 
 
 def add(store, text, labels, urgency, **record):

@@ -478,7 +478,8 @@ class Pipeline:
         folder = Path(directory)
         model = OnnxClassifier(folder, read_config(folder), precision)
         pipeline = cls(model, Tokenizer.from_pretrained(folder), folder, mode=f"onnxruntime-{precision}",  # type: ignore[arg-type]
-                       ngram=ngram_channel_of(folder, model.config), language_id=LanguageIdentifier.load(folder))  # fmt: skip
+                       ngram=ngram_channel_of(folder, model.config),
+                       language_id=LanguageIdentifier.load(folder))  # fmt: skip
         pipeline._prepared = True
         return pipeline
 

@@ -71,7 +71,8 @@ def insert_row(c: NewComplaint, now: str) -> tuple:
         fold(c.school) if c.school else None, fold(c.district) if c.district else None,
         fold(c.block) if c.block else None, school_group(c.school, c.udise, c.district),
         block_group(c.district, c.block), incident or now,
-        triage_key(c.severity or keyword_level(c.text, c.labels), c.urgency, c.text), c.language or detect_language(c.text),
+        triage_key(c.severity or keyword_level(c.text, c.labels), c.urgency, c.text),
+        c.language or detect_language(c.text),
     )  # fmt: skip
 
 

@@ -182,8 +182,10 @@ class ComplaintStore(Store):
                         [(complaint_id, label) for label in labels])  # fmt: skip
                 changes.append(("labels", before, labels))
                 tx.run("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", (complaint_id, now))
-                tx.run("UPDATE complaints SET severity = ? WHERE id = ?",
-                       (with_urgency(old["severity"], change.urgency), complaint_id))
+                tx.run(
+                    "UPDATE complaints SET severity = ? WHERE id = ?",
+                    (with_urgency(old["severity"], change.urgency), complaint_id),
+                )
                 refresh_incident_of(tx, complaint_id, now)  # its incident's worst urgency and lead
             if change.district is not None or change.block is not None:
                 changes += _move(tx, old, change)

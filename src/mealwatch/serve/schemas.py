@@ -267,8 +267,9 @@ class Complaint(CorrectionOut):
     status: Status
     status_changed_at: str
     severity: int = Field(0, description="the triage key (the level of care, the urgency, the children named)")
-    severity_level: str = Field("none", description="the worst that happened to a child: none, unwell, clinic, "
-                                "hospital or death")
+    severity_level: str = Field(
+        "none", description="the worst that happened to a child: none, unwell, clinic, hospital or death"
+    )
     children: str | None = Field(None, description="the children it says were affected: a number, or 'all'")
     language: str | None = Field(None, description="the text's language (ISO 639-1; 'und' when it cannot be told)")
     history: list[dict[str, str]] | None = None
