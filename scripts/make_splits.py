@@ -3,15 +3,14 @@
     python scripts/make_splits.py                        # re-split the current train/validation/test files
     python scripts/make_splits.py parts/deva_sms.csv ...  # add freshly written parts, then split everything
 
-Every row carries its severity annotation (``severity``: the worst that happened to a child; ``children``: how
-many children it says were affected; both as the file gives them), its ``script`` (latn-en, latn-hi, deva, mixed:
-from the file, else detected) and its ``source`` (the part it was written in: a file's ``source`` column, else the file's name). The rows of
-the first release (source ``v1``) are split by label alone, exactly as they were, so earlier figures
-stay comparable and their Hindi renderings in parallel.csv (all of train rows) never meet validation
-or test; every later row is split stratified by label x script. The split depends only on the set of
-complaints and the seed, so re-running on its own output writes the same files byte for byte. Texts
-that repeat after normalising case, spaces and punctuation are refused with their lines, never dropped.
-"""
+Every row carries its severity annotation (``severity``: the worst that happened to a child; ``children``: how many
+children it says were affected; both as the file gives them), its ``script`` (latn-en, latn-hi, deva, mixed: from
+the file, else detected) and its ``source`` (the part it was written in: a file's ``source`` column, else the file's
+name). The rows of the first release (source ``v1``) are split by label alone, exactly as they were, so earlier
+figures stay comparable and their Hindi renderings in parallel.csv (all of train rows) never meet validation or
+test; every later row is split stratified by label x script. The split depends only on the set of complaints and the
+seed, so re-running on its own output writes the same files byte for byte. Texts that repeat after normalising case,
+spaces and punctuation are refused with their lines, never dropped."""
 
 from __future__ import annotations
 
