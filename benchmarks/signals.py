@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mealwatch.alerts.rules import DEATH_OR_HOSPITAL as KEYWORDS
+from mealwatch.severity import DEATH_OR_HOSPITAL as KEYWORDS
 from mealwatch.alerts.rules import keyword_pattern
 from mealwatch.search.concepts import concepts_of, mask_of
 from mealwatch.search.signals import DEATH_OR_HOSPITAL, signals_of

@@ -161,9 +161,12 @@ def test_rule_files_replace_the_defaults_and_bad_ones_are_refused_clearly(tmp_pa
     as_json = tmp_path / "rules.json"
     as_json.write_text(json.dumps({"rules": [{"name": "x", "summary": "s", "keywords": ["maut"]}]}), encoding="utf-8")
     assert load_rules(as_json)[0].counts("ek bachche ki MAUT", []) is True
+    as_json.write_text(json.dumps({"rules": [{"name": "x", "summary": "s", "levels": ["clinic"]}]}), encoding="utf-8")
+    assert load_rules(as_json)[0].counts("seen at the PHC", [], (), "clinic") is True
     cases = {
         '{"rules": [{"name": "x", "summary": "s", "labels": ["typhoid"]}]}': "rule 1: unknown label 'typhoid'",
-        '{"rules": [{"name": "x", "summary": "s"}]}': "rule 1: rule 'x': give labels, keywords or signals",
+        '{"rules": [{"name": "x", "summary": "s"}]}': "rule 1: rule 'x': give labels, levels, keywords or signals",
+        '{"rules": [{"name": "x", "summary": "s", "levels": ["icu"]}]}': "rule 1: rule 'x': unknown level 'icu'",
         '{"rules": [{"name": "x", "summary": "s", "labels": ["illness"], "min_complaints": "3"}]}':
             "rule 1: min_complaints must be a whole number",
         '{"rules": [{"name": "x", "summary": "s", "labels": ["illness"], "group_by": "village"}]}':

@@ -35,9 +35,10 @@ from mealwatch.severity import (
 def test_severity_reads_deaths_hospitals_and_children_in_three_scripts(text, children, grave):
     assert (children_named(text), death_or_hospital(text)) == (children, grave)
     level = keyword_level(text, ["illness"])
-    assert level == ("hospital" if grave else "unwell")
-    assert triage_key(level, "high", text) == 1_000_000 * (3 if grave else 1) + 20_000 + children
-    assert triage_key(level, "low", text) == 1_000_000 * (3 if grave else 1) + children
+    rank = {"death": 4, "hospital": 3, "unwell": 1}[level]
+    assert (rank >= 3) == grave and (level == "death") == ("died" in text)
+    assert triage_key(level, "high", text) == 1_000_000 * rank + 20_000 + children
+    assert triage_key(level, "low", text) == 1_000_000 * rank + children
 
 
 @pytest.mark.parametrize(

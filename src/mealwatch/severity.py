@@ -60,15 +60,18 @@ def is_grave(level: str) -> bool:
 
 # ---------------------------------------------------------------------------- the rule for models without a head
 
-#: a death or a hospital admission, in English, romanised Hindi and Devanagari (``keyword_level``)
-DEATH_OR_HOSPITAL = (
-    "died", "death", "deaths", "passed away", "hospital", "hospitals", "hospitalised", "hospitalized",
-    "hospitalisation", "hospitalization", "admitted", "icu",
-    "maut", "mar gaya", "mar gayi", "mar gai", "mar gaye", "aspatal", "aspataal", "hospital me", "bhartee",
-    "bharti kiya", "bharti kiye", "bharti karaya", "bharti karwaya", "bharti hua", "bharti hue", "bharti hai",
-    "bharti hain",
-    "मौत", "मृत्यु", "मर गया", "मर गयी", "मर गई", "मर गए", "अस्पताल", "अस्पतालों", "भर्ती",
+#: a death, in English, romanised Hindi and Devanagari (``keyword_level``)
+DEATH_WORDS = (
+    "died", "death", "deaths", "passed away", "maut", "mar gaya", "mar gayi", "mar gai", "mar gaye",
+    "मौत", "मृत्यु", "मर गया", "मर गयी", "मर गई", "मर गए",
 )  # fmt: skip
+#: a hospital admission, in English, romanised Hindi and Devanagari (``keyword_level``)
+HOSPITAL_WORDS = (
+    "hospital", "hospitals", "hospitalised", "hospitalized", "hospitalisation", "hospitalization", "admitted", "icu",
+    "aspatal", "aspataal", "hospital me", "bhartee", "bharti kiya", "bharti kiye", "bharti karaya", "bharti karwaya",
+    "bharti hua", "bharti hue", "bharti hai", "bharti hain", "अस्पताल", "अस्पतालों", "भर्ती",
+)  # fmt: skip
+DEATH_OR_HOSPITAL = DEATH_WORDS + HOSPITAL_WORDS
 _LETTER = r"[\w\u0900-\u0dff\u0600-\u06ff]"  # a letter, digit or Indic sign (a vowel sign is no \w)
 
 
@@ -81,19 +84,23 @@ def phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!{_LETTER})" + r"\s+".join(re.escape(w) for w in words) + rf"(?!{_LETTER})")
 
 
-_DEATH_OR_HOSPITAL = tuple(phrase_pattern(k) for k in DEATH_OR_HOSPITAL)
+_DEATH = tuple(phrase_pattern(k) for k in DEATH_WORDS)
+_HOSPITAL = tuple(phrase_pattern(k) for k in HOSPITAL_WORDS)
 
 
 def death_or_hospital(text: str) -> bool:
     """Whether ``text`` names a death or a hospital in ``DEATH_OR_HOSPITAL``'s words (whole words)."""
     folded = normalize(text)
-    return any(p.search(folded) for p in _DEATH_OR_HOSPITAL)
+    return any(p.search(folded) for p in _DEATH + _HOSPITAL)
 
 
 def keyword_level(text: str, labels: Iterable[str]) -> str:
-    """The level a model without a severity head gives: ``hospital`` when the text names a death or a hospital in
-    ``DEATH_OR_HOSPITAL``'s words, ``unwell`` for the ``illness`` label, else ``none``."""
-    if death_or_hospital(text):
+    """The level a model without a severity head gives: ``death`` or ``hospital`` when the text names one in
+    ``DEATH_WORDS`` or ``HOSPITAL_WORDS``, ``unwell`` for the ``illness`` label, else ``none``."""
+    folded = normalize(text)
+    if any(p.search(folded) for p in _DEATH):
+        return "death"
+    if any(p.search(folded) for p in _HOSPITAL):
         return "hospital"
     return "unwell" if "illness" in set(labels) else "none"
 

@@ -132,7 +132,7 @@ class AlertEngine:
         for rule in self.rules:
             places: dict[str, list[dict[str, Any]]] = {}
             for c in complaints:
-                counted = rule.counts(c["text"], effective_labels(c), c.get("signals") or ())
+                counted = rule.counts(c["text"], effective_labels(c), c.get("signals") or (), c.get("severity_level"))
                 key = place_key(rule, c) if counted else None
                 if key is not None:
                     places.setdefault(key, []).append(c)
@@ -152,7 +152,7 @@ class AlertEngine:
         else:
             moments = [from_stored_time(event_time(c)) for c in new]
             nearby = self.store.nearby(rule.group_by, key, min(moments) - rule.window, max(moments) + rule.window)
-            counted = [c for c in nearby if rule.counts(c["text"], effective_labels(c), c.get("signals") or ())]
+            counted = [c for c in nearby if rule.counts(c["text"], effective_labels(c), c.get("signals") or (), c.get("severity_level"))]
             seen = {c["id"] for c in counted}
             counted += [c for c in new if c["id"] not in seen]
         outcomes = []

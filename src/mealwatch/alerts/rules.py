@@ -1,7 +1,8 @@
 """Outbreak alert rules: what makes a complaint count, how complaints are grouped, and how many make an alert.
 
 A rule counts a complaint when it carries one of the rule's ``labels`` (as corrected, where an officer
-corrected them) or mentions one of its ``keywords`` (whole words of ``mealwatch.text.normalize``d text, any
+corrected them), or its severity level is one of the rule's ``levels`` (``mealwatch.severity``: read by the
+model in every language, by the rule for a model without a severity head), or it mentions one of its ``keywords`` (whole words of ``mealwatch.text.normalize``d text, any
 case: ``hospital`` does not find ``hospitality``, so a rule lists each inflection it wants), or carries one of
 its ``signals`` (``mealwatch.search.signals``: a death or a hospital admission written in any of the complaints'
 languages, marked by the search worker after the save; the keywords stay the floor). It groups
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..labels import LABELS
-from ..severity import DEATH_OR_HOSPITAL, phrase_pattern
+from ..severity import GRAVE_LEVELS, SEVERITY_LEVELS, phrase_pattern
 from ..text import normalize
 
 GROUPS = ("school", "block")
@@ -41,6 +42,7 @@ class Rule:
     labels: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     signals: tuple[str, ...] = ()  # what a complaint says in any language (``search.signals``)
+    levels: tuple[str, ...] = ()  # severity levels (``severity.SEVERITY_LEVELS``) that count
     group_by: str = "school"
     window_hours: float = 24.0
     min_complaints: int = 1
@@ -49,8 +51,11 @@ class Rule:
     def __post_init__(self) -> None:
         if not self.name.strip():
             raise AlertRuleError("a rule needs a name")
-        if not self.labels and not self.keywords and not self.signals:
-            raise AlertRuleError(f"rule {self.name!r}: give labels, keywords or signals")
+        if not self.labels and not self.keywords and not self.signals and not self.levels:
+            raise AlertRuleError(f"rule {self.name!r}: give labels, levels, keywords or signals")
+        if bad := [v for v in self.levels if v not in SEVERITY_LEVELS]:
+            raise AlertRuleError(f"rule {self.name!r}: unknown level {bad[0]!r}; the levels are "
+                                 f"{', '.join(SEVERITY_LEVELS)}")  # fmt: skip
         if self.group_by not in GROUPS:
             raise AlertRuleError(f"rule {self.name!r}: group_by must be one of {', '.join(GROUPS)}")
         if not self.window_hours > 0:
@@ -65,9 +70,9 @@ class Rule:
     def window(self) -> timedelta:
         return timedelta(hours=self.window_hours)
 
-    def counts(self, text: str, labels: Iterable[str], signals: Iterable[str] = ()) -> bool:
-        """Whether a complaint with ``text``, ``labels`` and ``signals`` counts for this rule."""
-        if set(labels) & set(self.labels) or set(signals) & set(self.signals):
+    def counts(self, text: str, labels: Iterable[str], signals: Iterable[str] = (), level: str | None = None) -> bool:
+        """Whether a complaint with ``text``, ``labels``, ``signals`` and severity ``level`` counts for this rule."""
+        if set(labels) & set(self.labels) or set(signals) & set(self.signals) or level in self.levels:
             return True
         if not self._patterns:  # type: ignore[attr-defined]
             return False
@@ -101,8 +106,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     Rule(
         "death_or_hospital",
         "a death or a hospital admission reported at {place}",
-        keywords=DEATH_OR_HOSPITAL,
-        signals=("death_or_hospital",),
+        levels=tuple(sorted(GRAVE_LEVELS)),
     ),
 )
 
@@ -115,7 +119,7 @@ def rule_from_dict(entry: Mapping[str, Any], where: str) -> Rule:
         raise AlertRuleError(f"{where}: unknown field {unknown[0]!r}; the fields are {', '.join(known)}")
     values: dict[str, Any] = {}
     for key, value in entry.items():
-        if key in ("labels", "keywords", "signals"):
+        if key in ("labels", "keywords", "signals", "levels"):
             if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
                 raise AlertRuleError(f"{where}: {key} must be a list of non-empty strings")
             value = tuple(v.strip() for v in value)
