@@ -35,6 +35,12 @@ class Window:
     schools: int
 
 
+def counts(rule: Rule, complaint: dict[str, Any]) -> bool:
+    """Whether a stored complaint counts for ``rule`` (its labels as they stand, signals and severity level)."""
+    return rule.counts(complaint["text"], effective_labels(complaint), complaint.get("signals") or (),
+                       complaint.get("severity_level"))  # fmt: skip
+
+
 def place_key(rule: Rule, complaint: dict[str, Any]) -> str | None:
     """The group a complaint belongs to under ``rule`` (its school, or block); None when it has none."""
     if rule.group_by == "block":
@@ -132,7 +138,7 @@ class AlertEngine:
         for rule in self.rules:
             places: dict[str, list[dict[str, Any]]] = {}
             for c in complaints:
-                counted = rule.counts(c["text"], effective_labels(c), c.get("signals") or (), c.get("severity_level"))
+                counted = counts(rule, c)
                 key = place_key(rule, c) if counted else None
                 if key is not None:
                     places.setdefault(key, []).append(c)
@@ -152,7 +158,7 @@ class AlertEngine:
         else:
             moments = [from_stored_time(event_time(c)) for c in new]
             nearby = self.store.nearby(rule.group_by, key, min(moments) - rule.window, max(moments) + rule.window)
-            counted = [c for c in nearby if rule.counts(c["text"], effective_labels(c), c.get("signals") or (), c.get("severity_level"))]
+            counted = [c for c in nearby if counts(rule, c)]
             seen = {c["id"] for c in counted}
             counted += [c for c in new if c["id"] not in seen]
         outcomes = []

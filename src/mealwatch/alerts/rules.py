@@ -1,14 +1,14 @@
 """Outbreak alert rules: what makes a complaint count, how complaints are grouped, and how many make an alert.
 
-A rule counts a complaint when it carries one of the rule's ``labels`` (as corrected, where an officer
-corrected them), or its severity level is one of the rule's ``levels`` (``mealwatch.severity``: read by the
-model in every language, by the rule for a model without a severity head), or it mentions one of its ``keywords`` (whole words of ``mealwatch.text.normalize``d text, any
-case: ``hospital`` does not find ``hospitality``, so a rule lists each inflection it wants), or carries one of
-its ``signals`` (``mealwatch.search.signals``: a death or a hospital admission written in any of the complaints'
-languages, marked by the search worker after the save; the keywords stay the floor). It groups
-counted complaints by school or by block and raises an alert when, within ``window_hours`` of incident time,
-a group holds ``min_complaints`` of them from ``min_schools`` schools. Rules come from ``DEFAULT_RULES`` or a
-TOML/JSON file (``load_rules``).
+A rule counts a complaint when it carries one of the rule's ``labels`` (as corrected, where an officer corrected
+them), or its severity level is one of the rule's ``levels`` (``mealwatch.severity``: read by the model in every
+language, by the rule for a model without a severity head), or it mentions one of its ``keywords`` (whole words of
+``mealwatch.text.normalize``d text, any case: ``hospital`` does not find ``hospitality``, so a rule lists each
+inflection it wants), or carries one of its ``signals`` (``mealwatch.search.signals``: a death or a hospital
+admission written in any of the complaints' languages, marked by the search worker after the save; the keywords stay
+the floor). It groups counted complaints by school or by block and raises an alert when, within ``window_hours`` of
+incident time, a group holds ``min_complaints`` of them from ``min_schools`` schools. Rules come from
+``DEFAULT_RULES`` or a TOML/JSON file (``load_rules``).
 """
 
 from __future__ import annotations
