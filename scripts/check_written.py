@@ -20,11 +20,12 @@ Prints what is wrong (exit 1) or a summary of the counts (exit 0).
 from __future__ import annotations
 
 import csv
-import re
 import sys
 import unicodedata
 from collections import Counter
 from pathlib import Path
+
+import regex
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -40,8 +41,9 @@ SCRIPT_KEY = {"mr": "deva", "bn": "bn", "pa": "pa", "gu": "gu", "or": "or", "ta"
 
 
 def normalize(text: str) -> str:
+    """Case, spaces and punctuation folded; an Indic word's vowel signs and viramas kept (they are no ``\\w``)."""
     text = unicodedata.normalize("NFC", text).casefold()
-    return " ".join(re.sub(r"[^\w\s]", " ", text).split())
+    return " ".join(regex.sub(r"[^\w\s\p{M}]", " ", text).split())
 
 
 def known_texts() -> dict[str, str]:
