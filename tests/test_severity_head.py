@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from mealwatch.data import Dataset, Example
-from mealwatch.language_id import fit_language_id, in_latin_letters
+from mealwatch.language_id import in_latin_letters
+from mealwatch.learning.ngram_training import fit_language_id
 from mealwatch.learning.training import (
     TrainingArguments,
     severity_loss_function,

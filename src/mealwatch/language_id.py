@@ -3,7 +3,7 @@ parents type them on phones ("sambar la palli irundhuchu", "khichuri te tiktiki 
 
 A text's own script names most languages (``languages.detect_language``); Latin letters do not. For them a
 model keeps a small character n-gram classifier, fitted on its training split's Latin-letter texts and their
-languages (``fit_language_id``), saved beside the classifier as ``language_id.json`` and
+languages (``learning.ngram_training.fit_language_id``), saved beside the classifier as ``language_id.json`` and
 ``language_id.safetensors`` (the n-gram channel's format, ``ngram_channel.NgramChannel``, single-label: one
 class per language):
 
@@ -86,32 +86,3 @@ class LanguageIdentifier:
 
             raise CheckpointError(f"{folder}'s language identifier names unknown languages {unknown}")
         return cls(channel)
-
-
-def fit_language_id(
-    texts: Sequence[str], languages: Sequence[str], validation_texts: Sequence[str], validation_languages: Sequence[str]
-) -> LanguageIdentifier | None:
-    """The identifier fitted on the Latin-letter ``texts`` and their ``languages`` (C chosen on the validation
-    texts' accuracy); None when the Latin-letter training texts are of fewer than two languages."""
-    from .learning.ngram_training import fit_ngram_channel
-
-    pick = [(t, lang) for t, lang in zip(texts, languages) if in_latin_letters(t)]
-    held = [(t, lang) for t, lang in zip(validation_texts, validation_languages) if in_latin_letters(t)]
-    codes = sorted({lang for _, lang in pick})
-    if len(codes) < 2 or not held:
-        return None
-    channel = fit_ngram_channel(_Texts(pick, codes), _Texts(held, codes), features=FEATURES)
-    return LanguageIdentifier(channel)
-
-
-class _Texts:
-    """Texts with one language each, as the n-gram fitting reads labelled texts (single-label)."""
-
-    def __init__(self, rows: Sequence[tuple[str, str]], codes: Sequence[str]) -> None:
-        self.texts = [t for t, _ in rows]
-        self.label_set = list(codes)
-        self.multi_label = False
-        self._targets = np.array([self.label_set.index(lang) if lang in self.label_set else 0 for _, lang in rows])
-
-    def targets(self) -> np.ndarray:
-        return self._targets

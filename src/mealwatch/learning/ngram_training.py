@@ -1,5 +1,6 @@
 """Fitting the n-gram channel (``ngram_channel``) and choosing its fusion weight on validation; the same choice
-for the Devanagari view of romanised Hindi (``transliteration``).
+for the Devanagari view of romanised Hindi (``transliteration``); the identifier of Latin-letter languages
+(``language_id``), an n-gram model of the same kind.
 
 The channel is fitted by ``tuned_logistic`` (balanced class weights, C chosen by validation macro-F1 — the rule
 the TF-IDF and frozen-encoder baselines reuse from here); the weight w of
@@ -20,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..decisions import tuned_macro_f1
+from ..language_id import FEATURES as LANGUAGE_FEATURES
+from ..language_id import LanguageIdentifier, in_latin_letters
 from ..ngram_channel import FEATURES, BlockSpec, FeatureBlock, NgramChannel, fuse, view_of
 
 if TYPE_CHECKING:
@@ -222,3 +225,31 @@ def add_translit_view(
     choice.name = "Devanagari view"
     pipeline.fuse_translit_view(lexicon, choice.weight, choice.thresholds)
     return choice
+
+
+def fit_language_id(
+    texts: Sequence[str], languages: Sequence[str], validation_texts: Sequence[str], validation_languages: Sequence[str]
+) -> LanguageIdentifier | None:
+    """The identifier fitted on the Latin-letter ``texts`` and their ``languages`` (C chosen on the validation
+    texts' accuracy); None when the Latin-letter training texts are of fewer than two languages."""
+    pick = [(t, lang) for t, lang in zip(texts, languages) if in_latin_letters(t)]
+    codes = sorted({lang for _, lang in pick})
+    held = [(t, lang) for t, lang in zip(validation_texts, validation_languages)
+            if in_latin_letters(t) and lang in codes]  # fmt: skip
+    if len(codes) < 2 or not held:
+        return None
+    channel = fit_ngram_channel(_Texts(pick, codes), _Texts(held, codes), features=LANGUAGE_FEATURES)
+    return LanguageIdentifier(channel)
+
+
+class _Texts:
+    """Texts with one language each, as the n-gram fitting reads labelled texts (single-label)."""
+
+    def __init__(self, rows: Sequence[tuple[str, str]], codes: Sequence[str]) -> None:
+        self.texts = [t for t, _ in rows]
+        self.label_set = list(codes)
+        self.multi_label = False
+        self._targets = np.array([self.label_set.index(lang) if lang in self.label_set else 0 for _, lang in rows])
+
+    def targets(self) -> np.ndarray:
+        return self._targets

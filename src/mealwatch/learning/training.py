@@ -27,9 +27,8 @@ from ..decisions import decided_targets, tuned_macro_f1
 from .evaluation import evaluate_pipeline
 from ..pipeline import Pipeline
 from ..memory import MemoryReleaser
-from .ngram_training import FusionChoice, add_ngram_channel, add_translit_view
+from .ngram_training import FusionChoice, add_ngram_channel, add_translit_view, fit_language_id
 from ..review import ReviewPolicy, choose_form_margins, choose_margin, language_quality
-from ..language_id import fit_language_id
 from ..severity import SEVERITY_LEVELS, choose_grave_threshold
 from ..transformer.precision import cpu_has_bf16
 from ..tokenizer import Tokenizer

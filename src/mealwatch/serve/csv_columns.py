@@ -20,7 +20,7 @@ RECORD_COLUMNS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 #: the complaint and its record, in both files (``incident_date``: a day, or a time, in the officers' zone)
 RECORD = ("text", "school", "udise", "district", "block", "incident_date", "channel", "reporter_phone")
-PREDICTION = ("labels", "urgency", "needs_review", "review_reasons", "language")
+PREDICTION = ("labels", "urgency", "severity_level", "children", "needs_review", "review_reasons", "language")
 #: the upload's results: the row's line in the file, the id when saved, the record, the prediction
 RESULT_COLUMNS = ("line", "id", *RECORD, *PREDICTION, "truncated")
 #: the log export: the complaint's id and state, the record, the prediction, what officers added

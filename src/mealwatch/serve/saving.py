@@ -24,6 +24,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from .. import decisions
+from ..severity import children_text
 from ..log import LogUnavailable, NewComplaint, SavedAnswer
 from ..pipeline import Prediction
 from ..records import Record
@@ -76,8 +77,8 @@ def result(c: Classified, record: Record, version: str, complaint_id: int | None
         "needs_review": p.needs_review,
         "review_reasons": p.review_reasons,
         "language": p.language,
-        "severity": p.severity,
-        "children": p.children,
+        "severity_level": p.severity,
+        "children": children_text(p.children),
         "importance": c.importance.to_dict() if c.importance else None,
         "id": complaint_id,
         "model_version": version,

@@ -214,10 +214,10 @@ class ClassifyResult(RecordOut):
     needs_review: bool = Field(False, description="true when the labels should not be trusted without a person's check")
     review_reasons: list[str] = Field(default_factory=list, description="why it needs review (empty when it does not)")
     language: str | None = Field(None, description="the text's language (ISO 639-1; 'und' when it cannot be told)")
-    severity: str | None = Field(
+    severity_level: str | None = Field(
         None, description="the worst that happened to a child: none, unwell, clinic, hospital or death"
     )
-    children: int | None = Field(None, description="how many children it says were affected (9999: all of them)")
+    children: str | None = Field(None, description="the children it says were affected: a number, or 'all'")
     importance: dict[str, Any] | None = Field(None, description="per-word importance (see the 'explain' field)")
     id: int | None = Field(None, description="the complaint's id in the log, when saved")
     model_version: str

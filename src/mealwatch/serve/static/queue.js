@@ -7,9 +7,9 @@ import { editor, mayChange, statusButtons } from "./edit.js";
 import { channelName, complaintLanguage, labelName, plainReason, t } from "./i18n.js";
 
 const PAGE_SIZE = 25;
-//: severity = 1,000,000 × death or hospital + 10,000 × urgency points + children named (mealwatch/severity.py)
-export const grave = (c) => (c.severity || 0) >= 1_000_000;
-export const children = (c) => (c.severity || 0) % 10_000;
+//: the triage key's parts as the log gives them (mealwatch/severity.py): the level of care, the children named
+export const grave = (c) => c.severity_level === "hospital" || c.severity_level === "death";
+export const children = (c) => c.children || null;
 let opener = () => {};
 let afterChange = () => {};
 
@@ -35,8 +35,12 @@ export function filterQuery() {
 
 export function badges(c) {
   const out = [el("span", { class: `badge ${c.urgency}`, text: t(`urgency.${c.urgency}`) })];
-  if (grave(c)) out.push(el("span", { class: "badge grave", text: t("card.hospital") }));
-  if (children(c) > 0) out.push(el("span", { class: "badge kids", text: t("card.children", { n: children(c) }) }));
+  // why it stands where it does in the queue, in an officer's words: what happened to the children, how many
+  if (c.severity_level && c.severity_level !== "none") {
+    out.push(el("span", { class: grave(c) ? "badge grave" : "badge ill", text: t(`level.${c.severity_level}`) }));
+  }
+  const kids = children(c);
+  if (kids) out.push(el("span", { class: "badge kids", text: kids === "all" ? t("card.allChildren") : t("card.children", { n: kids }) }));
   if (c.needs_review) out.push(el("span", { class: "badge review", text: t("card.needsReview") }));
   return out;
 }
