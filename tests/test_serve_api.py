@@ -330,7 +330,8 @@ def test_csv_export_has_every_column_and_honours_filters(log_client, classifier)
     assert len(rows) == 5
     assert list(rows[0]) == ["id", "created_at", "status", "status_changed_at", "text", "school", "udise", "district",
                              "block", "incident_date", "channel", "reporter_phone", "labels", "urgency",
-                             "needs_review", "review_reasons", "language", "corrected_labels", "corrected_by",
+                             "severity_level", "children", "needs_review", "review_reasons", "language",
+                             "corrected_labels", "corrected_by",
                              "corrected_at", "assignee", "notes", "model_version",
                              *(f"p_{label}" for label in classifier.labels)]  # fmt: skip
     by_id = {int(row["id"]): row for row in rows}

@@ -49,8 +49,8 @@ UPLOAD = ("Text,School,Block,District,Date,Mobile,Ward,Remarks\r\n"
           "Khane me chhipkali thi,GPS Rampur,Bodh Gaya,Gaya,27/05/2025,98765 43210,7,called twice\r\n"
           "Only rice and salt today,GPS Kheri,Bodh Gaya,Gaya,27/05/2025,,8,\r\n"
           "The cook came drunk,GPS Danapur,Danapur,Patna,27/05/2025,,,\r\n")  # fmt: skip
-HINDI = {"queue": "छँटाई सूची", "hospital": "मृत्यु या अस्पताल", "saved": "सहेजा गया", "refused": "रोकी गई"}
-ENGLISH = {"queue": "Triage queue", "hospital": "death or hospital", "saved": "Saved", "refused": "refused"}
+HINDI = {"queue": "छँटाई सूची", "hospital": "अस्पताल में भर्ती", "saved": "सहेजा गया", "refused": "रोकी गई"}
+ENGLISH = {"queue": "Triage queue", "hospital": "admitted to hospital", "saved": "Saved", "refused": "refused"}
 
 
 @pytest.fixture(scope="module")
