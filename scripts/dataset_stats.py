@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mealwatch.data import SPLIT_NAMES, bundled_data_dir, normalize_text, read_dataset
 from mealwatch.labels import LABELS
+from mealwatch.severity import SEVERITY_LEVELS
 from mealwatch.text import SCRIPTS as ALL_SCRIPTS
 
 
@@ -49,6 +50,14 @@ def main(folder: Path) -> None:
     for script in scripts:
         counts = [splits[s].scripts().count(script) for s in SPLIT_NAMES]
         print(f"| {script} | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |")
+
+    print("\n| severity | " + " | ".join(SPLIT_NAMES) + " | all |")
+    print("|---|" + "---|" * (len(SPLIT_NAMES) + 1))
+    for level in SEVERITY_LEVELS:
+        counts = [sum(e.severity == level for e in s.examples) for s in splits.values()]
+        print(f"| {level} | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |")
+    stated = [sum(bool(e.children) for e in s.examples) for s in splits.values()]
+    print("| children stated | " + " | ".join(map(str, stated)) + f" | {sum(stated)} |")
 
     print("\n| label | " + " | ".join(scripts) + " |  (all splits)")
     print("|---|" + "---|" * len(scripts))

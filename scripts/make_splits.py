@@ -28,6 +28,8 @@ from mealwatch.text import detect_script
 SEED = 13
 FRACTIONS = (0.70, 0.15, 0.15)
 FIRST_RELEASE = "v1"
+#: the source of the complaints written for the severity levels (issue 33), split on their own
+SEVERITY_PART = "severity"
 COLUMNS = ["text", "labels", "script", "source", "severity", "children"]
 
 
@@ -45,13 +47,19 @@ def read_sources(path: Path, default_source: str) -> dict[str, str]:
 
 
 def split_rows(examples: list[Example], source: dict[str, str], seed: int = SEED) -> list[list[Example]]:
-    """The first release split by label as before; every later row by label x script."""
+    """The first release split by label as before; the rows written for severity (``SEVERITY_PART``) by label x
+    script x severity level, on their own, so that adding them moved no earlier row; every other row by label x
+    script."""
     first = [e for e in examples if source[e.text] == FIRST_RELEASE]
-    later = [e for e in examples if source[e.text] != FIRST_RELEASE]
+    severity = [e for e in examples if source[e.text] == SEVERITY_PART]
+    later = [e for e in examples if source[e.text] not in (FIRST_RELEASE, SEVERITY_PART)]
     parts = stratified_split(first, FRACTIONS, seed) if first else [[] for _ in FRACTIONS]
     if later:
         added = stratified_split(later, FRACTIONS, seed, also_by=lambda e: e.script or detect_script(e.text))
         parts = [a + b for a, b in zip(parts, added)]
+    if severity:
+        key = lambda e: f"{e.script or detect_script(e.text)}|{e.severity}"  # noqa: E731
+        parts = [a + b for a, b in zip(parts, stratified_split(severity, FRACTIONS, seed, also_by=key))]
     return parts
 
 
