@@ -11,6 +11,9 @@ A new-complaints file (``<code>.csv``) has the columns ``text,labels,script,sour
 - ``children``: how many children the text says were affected (digits or number words), ``all`` when it says
   all the children without a number, empty when it gives no number.
 
+Once merged (``make_language_splits.py``), a file's own rows are in the splits too and are not counted as repeats
+of themselves (the merge refuses any other repeat).
+
 An existing-rows file (``<code>-existing.csv``) has ``text,severity,children`` for every row of that language
 already in data/languages/{train,validation,test}.csv, the text copied exactly.
 
@@ -70,6 +73,10 @@ def check_new(path: Path, code: str) -> int:
             return 1
         rows = list(reader)
     seen = known_texts()
+    for row in rows:  # once merged, the file's own rows are in the splits: not a repeat of themselves
+        key = normalize(row["text"] or "")
+        if seen.get(key, "").startswith("data/languages/"):
+            del seen[key]
     mine: dict[str, int] = {}
     grams: dict[tuple[str, ...], int] = {}
     counts: Counter = Counter()

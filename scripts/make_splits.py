@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mealwatch.data import SPLIT_NAMES, Example, bundled_data_dir, normalize_text, read_dataset, stratified_split
 from mealwatch.labels import LABEL_SEPARATOR, LABELS
-from mealwatch.severity import ALL_CHILDREN
+from mealwatch.children import ALL_CHILDREN
 from mealwatch.text import detect_script
 
 SEED = 13
