@@ -4,9 +4,10 @@
 
 Two kinds of rows make the split:
 
-- the **first release** (80 complaints per language in its own script): the rows of the current split files
-  that no file under ``written/`` holds keep the split they have (so that earlier figures stay comparable);
-  their severity and children are read from ``written/<code>-existing.csv``;
+- the **first release** (80 complaints per language in its own script, each listed with its severity and children
+  in ``written/<code>-existing.csv``): they keep the split they have (so that earlier figures stay comparable);
+  a row of the split files that is neither there nor in a written file (rewritten or removed since) is left out,
+  and said so;
 - the **written** complaints (``written/<code>.csv``: ``text,labels,script,source,severity,children``, in the
   language's script or in Latin letters): split per language form, stratified by label and by how grave the
   severity is, seeded — in the language's script 60 % train, 15 % validation, 25 % test; in Latin letters 50 %,
@@ -100,7 +101,12 @@ def first_release(out: Path, written: set[str], folder: Path) -> dict[str, list[
             text = r["text"].strip()
             if normalize_text(text) in written:
                 continue
-            severity, children = annotated.get(r["text"], (r.get("severity", ""), r.get("children", "")))
+            if r["text"] not in annotated:  # once written, since rewritten or removed there: written/ is the source
+                print(
+                    f"{path}:{i}: left out, no longer in written/ nor a first-release row: {text[:60]}", file=sys.stderr
+                )
+                continue
+            severity, children = annotated[r["text"]]
             if severity not in SEVERITY_LEVELS:
                 raise SystemExit(f"{path}:{i}: no severity for this first-release row (written/<code>-existing.csv)")
             parts[name].append(Row(text, labels_of(r["labels"], f"{path}:{i}"), r["language"], r.get("script", ""),
