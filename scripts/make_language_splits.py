@@ -102,9 +102,7 @@ def first_release(out: Path, written: set[str], folder: Path) -> dict[str, list[
             if normalize_text(text) in written:
                 continue
             if r["text"] not in annotated:  # once written, since rewritten or removed there: written/ is the source
-                print(
-                    f"{path}:{i}: left out, no longer in written/ nor a first-release row: {text[:60]}", file=sys.stderr
-                )
+                print(f"{path}:{i}: left out, in neither written/ nor the first release: {text[:60]}", file=sys.stderr)
                 continue
             severity, children = annotated[r["text"]]
             if severity not in SEVERITY_LEVELS:

@@ -11,9 +11,8 @@ import pytest
 from log_backends import complaint
 
 from mealwatch.log import ComplaintChange, Filters, NewComplaint
-from mealwatch.severity import (
-    ALL_CHILDREN, TriageKey, children_named, death_or_hospital, keyword_level, triage_key, with_urgency,
-)  # fmt: skip
+from mealwatch.children import ALL_CHILDREN, children_named
+from mealwatch.severity import TriageKey, death_or_hospital, keyword_level, triage_key, with_urgency
 
 
 @pytest.mark.parametrize(

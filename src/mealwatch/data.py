@@ -19,7 +19,8 @@ import numpy as np
 from .decisions import encode_labels
 from .labels import LABEL_SEPARATOR
 from .languages import LANGUAGES, detect_language, language_form
-from .severity import ALL_CHILDREN, SEVERITY_LEVELS
+from .children import ALL_CHILDREN
+from .severity import SEVERITY_LEVELS
 from .learning.splits import normalize_text, stratified_split
 from .text import SCRIPTS, detect_script
 from .rowfile import FileError, NotUtf8Error, csv_rows, decode_utf8, jsonl_rows
@@ -375,9 +376,12 @@ class ParallelComplaint:
     devanagari: str
     romanised: str
 
-    def renderings(self) -> list[Example]:
-        """The two renderings as labelled examples (script deva and latn-hi; line 0: not from a split file)."""
-        return [Example(self.devanagari, self.labels, 0, "deva"), Example(self.romanised, self.labels, 0, "latn-hi")]
+    def renderings(self, of: Example | None = None) -> list[Example]:
+        """The two renderings as labelled examples (script deva and latn-hi; line 0: not from a split file), with the
+        severity annotation of the English example ``of`` where given (a rendering keeps every fact of it)."""
+        severity, children = (of.severity, of.children) if of is not None else (None, None)
+        return [Example(self.devanagari, self.labels, 0, "deva", "hi", severity, children),
+                Example(self.romanised, self.labels, 0, "latn-hi", "hi", severity, children)]  # fmt: skip
 
 
 def read_parallel(path: str | Path | None = None) -> list[ParallelComplaint]:

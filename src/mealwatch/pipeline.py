@@ -36,7 +36,8 @@ from .ngram_channel import NgramChannel, fuse
 from .languages import detect_language, language_form
 from .language_id import LanguageIdentifier, in_latin_letters
 from .review import ReviewPolicy, reasons, unreadable_shares
-from .severity import children_named, decide_severity, keyword_level
+from .children import children_named
+from .severity import decide_severity, keyword_level
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder
 from .transformer.checkpoint import WEIGHTS_FILE

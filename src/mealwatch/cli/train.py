@@ -143,6 +143,7 @@ def describe_start(splits: dict, args) -> str:
 def describe_result(finished: "FinishedRun") -> str:
     """The training summary, the evaluation report and a few example predictions."""
     from mealwatch.learning.evaluation import format_report
+    from mealwatch.learning.triage_evaluation import format_triage
 
     result, report = finished.result, finished.report
     best = result.history[result.best_epoch - 1]
@@ -157,6 +158,15 @@ def describe_result(finished: "FinishedRun") -> str:
         f"== Evaluation on the {finished.report_split} split ==",
         format_report(report),
         "",
+        *(
+            [
+                f"== Triage on the {finished.report_split} split, per language form ==",
+                format_triage(finished.triage),
+                "",
+            ]
+            if finished.triage is not None
+            else []
+        ),
         f"== Example predictions ({finished.report_split} split) ==",
     ]
     examples = pick_examples(finished.splits[finished.report_split].examples, N_EXAMPLES)

@@ -8,16 +8,21 @@ Hindi — vocabulary extension and distillation; docs/multilingual.md keeps that
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..runs import new_run_dir
 
+#: the triage scores per language form, written beside metrics.json when the held-out split is annotated
+TRIAGE_FILE = "triage.json"
+
 if TYPE_CHECKING:
     from ..data import Dataset, ParallelComplaint
     from .evaluation import EvaluationReport
     from .training import TrainingArguments, TrainingResult
+    from .triage_evaluation import TriageReport
 
 
 @dataclass
@@ -29,6 +34,7 @@ class FinishedRun:
     report: "EvaluationReport"
     report_split: str  # "test", or "validation" when there is no test split
     splits: dict[str, "Dataset"]
+    triage: "TriageReport | None" = None  # per language form: severity, children, language, review (annotated data)
 
 
 def load_training_data(
@@ -66,8 +72,8 @@ def with_renderings(train: "Dataset", parallel: "list[ParallelComplaint]") -> "D
     """The training split plus the Devanagari and romanised renderings of its parallel complaints."""
     from ..data import Dataset
 
-    known = {e.text for e in train.examples}
-    added = [e for p in parallel if p.english in known for e in p.renderings() if e.text not in known]
+    known = {e.text: e for e in train.examples}
+    added = [e for p in parallel if p.english in known for e in p.renderings(known[p.english]) if e.text not in known]
     return Dataset.from_examples(train.examples + added, train.label_set, train.multi_label, train.path)
 
 
@@ -89,6 +95,7 @@ def train_and_save(
     training complaints) join the training split; None: ``default_parallel``."""
     from .evaluation import evaluate_pipeline, write_report
     from .training import train
+    from .triage_evaluation import evaluate_triage
 
     parallel = default_parallel(splits) if parallel is None else parallel
     train_set = with_renderings(splits["train"], parallel) if parallel else splits["train"]
@@ -98,4 +105,8 @@ def train_and_save(
     split = "test" if "test" in splits else "validation"
     report = evaluate_pipeline(result.pipeline, splits[split])
     write_report(report, folder, title=f"Evaluation on the {split} split")
-    return FinishedRun(folder, result, report, split, splits)
+    triage = None
+    if (splits[split].severities() >= 0).any():  # severity annotated: how the queue would treat them, per form
+        triage = evaluate_triage(result.pipeline, splits[split])
+        (folder / TRIAGE_FILE).write_text(json.dumps(triage.to_dict(), indent=2), encoding="utf-8")
+    return FinishedRun(folder, result, report, split, splits, triage)

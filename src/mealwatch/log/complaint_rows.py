@@ -12,7 +12,8 @@ from typing import Any
 from ..labels import urgency_rank
 from ..languages import detect_language
 from ..records import block_group, fold, school_group
-from ..severity import TriageKey, children_text, keyword_level, triage_key
+from ..children import children_text
+from ..severity import TriageKey, keyword_level, triage_key
 from .shapes import STATUSES, TRANSITIONS, Filters, NewComplaint, TransitionError, Tx, page_clause, to_stored_time
 
 #: the columns a complaint is read with, in the order of the dicts returned

@@ -24,7 +24,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from .. import decisions
-from ..severity import children_text
+from ..children import children_text
 from ..log import LogUnavailable, NewComplaint, SavedAnswer
 from ..pipeline import Prediction
 from ..records import Record
