@@ -53,8 +53,12 @@ def test_the_bundled_languages_are_identified():
     """Every complaint of data/languages in its own script is identified as the language it was written in, and the
     bundled Hindi complaints (Devanagari, romanised, mixed) as Hindi, but for a handful (Rajasthani lines read as
     Marathi, romanised lines with too few Hindi words read as English)."""
-    rows = [r for split in ("train", "validation", "test") for r in read(DATA / "languages" / f"{split}.csv")
-            if r["script"] != "latn"]  # in Latin letters the model's own identifier tells them (language_id.py)
+    rows = [
+        r
+        for split in ("train", "validation", "test")
+        for r in read(DATA / "languages" / f"{split}.csv")
+        if r["script"] != "latn"
+    ]  # in Latin letters the model's own identifier tells them (language_id.py)
     wrong = Counter(r["language"] for r in rows if detect_language(r["text"]) != r["language"])
     assert sum(wrong.values()) == 0, wrong
     hindi = [r for split in ("train", "validation", "test") for r in read(DATA / "complaints" / f"{split}.csv")
