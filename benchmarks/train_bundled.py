@@ -12,11 +12,12 @@ macro-F1 >= 0.85 and >= 7 points above TF-IDF; per script see SCRIPT_TARGETS.
     python benchmarks/train_bundled.py [--threads 2] [--epochs N] [--lr X] [--seed S] [--encoder e5|minilm|DIR]
                                        [--languages on|off] [--renderings on|off] [--frozen-layers N]
 
-``--languages on`` trains (and chooses on validation) with the ten other languages' train and validation
-splits (data/languages) beside the complaints; ``off`` leaves them out. ``--renderings off`` trains without the parallel renderings of training
-complaints (data/complaints/parallel.csv) that `mealwatch train` adds by default; ``--frozen-layers N`` keeps the
-N lowest encoder layers fixed (``TrainingArguments.frozen_layers``). The targets of the complaints (overall, per
-script, against TF-IDF) read the bundled complaints' test split alone; the table per form reads every test row.
+``--languages on`` trains (and chooses on validation) with the ten other languages' train and validation splits
+(data/languages) beside the complaints; ``off`` leaves them out. ``--renderings off`` trains without the parallel
+renderings of training complaints (data/complaints/parallel.csv) that `mealwatch train` adds by default; ``--frozen-
+layers N`` keeps the N lowest encoder layers fixed (``TrainingArguments.frozen_layers``). The targets of the
+complaints (overall, per script, against TF-IDF) read the bundled complaints' test split alone; the table per form
+reads every test row.
 """
 
 from __future__ import annotations
