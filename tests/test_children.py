@@ -4,7 +4,6 @@ glued endings, ranges, a named child beside others, "all the children", and the 
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -95,9 +94,6 @@ def test_the_count_is_capped_and_named_on_the_page():
     assert (children_text(0), children_text(12), children_text(ALL_CHILDREN)) == (None, "12", "all")
 
 
-def test_the_count_is_fast_and_deterministic():
+def test_the_count_is_deterministic():
     text = "Sir, on 14 Nov the kheer curdled; by evening 12 children had loose motions, 3 in hospital. " * 5
-    start = time.perf_counter()
-    counts = {children_named(text) for _ in range(200)}
-    assert counts == {12}
-    assert (time.perf_counter() - start) / 200 < 0.001
+    assert {children_named(text) for _ in range(50)} == {12}  # (its speed: a benchmark's business, not a test's)
