@@ -134,3 +134,21 @@ def test_utf16_without_its_mark_and_a_second_header_are_refused_in_words(predict
         r = post_csv(client, joined, save=True)
         assert r.status_code == 422 and "line 3: it repeats the header line" in r.json()["error"], r.text
         assert client.get("/api/complaints").json()["total"] == 0
+
+
+def test_tokens_made_before_version_15_get_their_owner_from_the_audit_log(log_backend):
+    log_backend.migrate_to(14)
+    now = "2025-01-01T00:00:00.000000Z"
+    log_backend.execute("INSERT INTO users (name, name_key, password_hash, role, districts, disabled, created_at)"
+                        " VALUES ('Adm2', 'adm2', 'x', 'admin', '[\"Gaya\"]', ?, ?)", (False, now))  # fmt: skip
+    for name in ("adm2-tool", "cli-tool"):
+        log_backend.execute("INSERT INTO api_tokens (name, token_hash, role, districts, created_at)"
+                            " VALUES (?, ?, 'admin', '[\"Gaya\"]', ?)", (name, f"hash-{name}", now))  # fmt: skip
+    for actor, name in (("Adm2", "adm2-tool"), ("(command line)", "cli-tool")):
+        log_backend.execute("INSERT INTO audit_log (at, actor, action, target, detail, client)"
+                            " VALUES (?, ?, 'token_create', ?, '{}', NULL)", (now, actor, f"token {name}"))  # fmt: skip
+    store = log_backend.open()
+    assert store.token("hash-adm2-tool")["owner"] == "Adm2" and store.token("hash-cli-tool")["owner"] is None
+    store.set_user_disabled("adm2", True)
+    assert store.token("hash-adm2-tool")["revoked_at"] is not None
+    assert store.token("hash-cli-tool")["revoked_at"] is None
