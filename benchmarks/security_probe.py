@@ -443,12 +443,21 @@ def probe(app, client, inputs: int, seed: int) -> bool:
 def role_matrix(model: Path, db: str | Path) -> bool:
     """tests/role_matrix.py: every route x every kind of caller; prints the cells and the unexpected statuses."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from role_matrix import CALLERS, prepare, run_matrix, specs
+    from fastapi.testclient import TestClient
 
     from mealwatch.serve import create_app
-    from mealwatch.serve.auth import RULES
 
     app = create_app(model, db, accounts=True, search="model")
+    with TestClient(app, base_url="http://127.0.0.1"):  # its workers stop at the end
+        return matrix_and_districts(app)
+
+
+def matrix_and_districts(app) -> bool:
+    """The role matrix and the cross-district results on ``app``."""
+    from role_matrix import CALLERS, prepare, run_matrix, specs
+
+    from mealwatch.serve.auth import RULES
+
     prepare(app)
     t0 = time.perf_counter()
     cells = run_matrix(app)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from role_matrix import PASSWORD, session_for
-from test_serve_api import local_client, model_dir, predictor  # noqa: F401 - the tiny model
+from test_serve_api import local_client, log_client, model_dir, predictor  # noqa: F401 - the tiny model
 
 from mealwatch.accounts import hash_password
 from mealwatch.search.grouping import GroupingRule
@@ -100,3 +100,13 @@ def test_the_index_follows_a_district_change_at_once_and_counts_the_callers_dist
     assert found(pat) == ([], 0)
     assert loose in found(gus)[0] and found(gus)[1] == 3
     assert found(asha)[1] == 3
+
+
+@pytest.mark.parametrize("path", ["/api/complaints", "/api/stats", "/api/complaints.csv"])
+def test_a_nul_in_a_list_filter_is_a_422_on_both_backends(log_client, path):  # noqa: F811
+    """Found by security_probe.py --postgres: PostgreSQL refuses a NUL in a text parameter (a 500 before)."""
+    client, _ = log_client
+    for name in ("district", "school", "block", "assignee", "udise"):
+        r = client.get(path, params={name: "Gaya\x00"})
+        assert r.status_code == 422 and f"query parameter '{name}'" in r.json()["error"] and "NUL" in r.text, r.text
+    assert client.get(path, params={"district": "Gaya"}).status_code == 200
