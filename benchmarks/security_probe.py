@@ -17,9 +17,16 @@ the expected ones, and counts the results of search, similar complaints and inci
 district than the officer's (issue 25). Last, issue 27's cases, one line per defect with its count (trust_scope.py:
 scope and privilege, in-process; trust_attack.py and trust_failure.py: attacks and failures on real servers — login
 storms, list bombs, half-open connections, a 2,000-row upload with alerts and a stop, PostgreSQL stopped under load,
-damaged weights and logs). Targets: 0 5xx, 0 rows written, 0 unexpected statuses, 0 for every case.
+damaged weights and logs), and issue 36's (trust_moves.py: scope through district moves and merges, a disabled
+admin's tokens, 8 threads classifying and searching, the encoder folder's digest, damage and repair, the search
+index after moves and its counts, logins at once and odd CSV files). Targets: 0 5xx, 0 rows written, 0 unexpected
+statuses, 0 for every case.
 
-    python benchmarks/security_probe.py [--inputs 1200] [--seed 0] [--half-open 5000] [--no-load]
+With --postgres, every log of the in-process parts (the bad inputs, the role matrix, the cross-district results and
+issue 36's cases) is a database of a throw-away PostgreSQL cluster (tests/log_backends.py: Debian's server binaries
+under /usr/lib/postgresql, and psycopg); issue 27's cases keep their SQLite files.
+
+    python benchmarks/security_probe.py [--inputs 1200] [--seed 0] [--half-open 5000] [--no-load] [--postgres]
 """
 
 from __future__ import annotations
@@ -433,15 +440,24 @@ def probe(app, client, inputs: int, seed: int) -> bool:
     return not server_errors and not written
 
 
-def role_matrix(model: Path, db: Path) -> bool:
+def role_matrix(model: Path, db: str | Path) -> bool:
     """tests/role_matrix.py: every route x every kind of caller; prints the cells and the unexpected statuses."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from role_matrix import CALLERS, prepare, run_matrix, specs
+    from fastapi.testclient import TestClient
 
     from mealwatch.serve import create_app
-    from mealwatch.serve.auth import RULES
 
     app = create_app(model, db, accounts=True, search="model")
+    with TestClient(app, base_url="http://127.0.0.1"):  # its workers stop at the end
+        return matrix_and_districts(app)
+
+
+def matrix_and_districts(app) -> bool:
+    """The role matrix and the cross-district results on ``app``."""
+    from role_matrix import CALLERS, prepare, run_matrix, specs
+
+    from mealwatch.serve.auth import RULES
+
     prepare(app)
     t0 = time.perf_counter()
     cells = run_matrix(app)
@@ -498,13 +514,34 @@ def main() -> int:
     parser.add_argument(
         "--no-load", action="store_true", help="skip the cases on real servers (trust_attack.py, trust_failure.py)"
     )
+    parser.add_argument("--postgres", action="store_true", help="the in-process logs on a throw-away PostgreSQL")
+    parser.add_argument("--parallel-seconds", type=float, default=10.0, help="issue 36 item 3: 8 threads this long")
     args = parser.parse_args()
     logging.getLogger("mealwatch.alerts").setLevel(logging.ERROR)  # the alerts the cases raise are expected
+    if args.postgres:
+        sys.path.insert(0, str(ROOT / "tests"))
+        from log_backends import PgCluster, postgres_bin_dir
+
+        bin_dir = postgres_bin_dir()
+        if bin_dir is None:
+            print("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin: apt-get install postgresql")
+            return 2
+        cluster = PgCluster(bin_dir).start()
+        try:
+            return probe_all(args, lambda tmp, name: cluster.url(cluster.create_database()))
+        finally:
+            cluster.stop()
+    return probe_all(args, lambda tmp, name: str(Path(tmp) / f"{name}.db"))
+
+
+def probe_all(args: argparse.Namespace, new_db: Callable[[str, str], str]) -> int:
+    """Every part of the probe, each in-process log made by ``new_db(temporary folder, name)``; 0 when all held."""
 
     from fastapi.testclient import TestClient
 
     import trust_attack  # issue 27's cases, beside this script
     import trust_failure
+    import trust_moves  # issue 36's
     import trust_scope
 
     from mealwatch.accounts import hash_password, new_secret, secret_hash
@@ -514,11 +551,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         model = tiny_model(Path(tmp) / "model")
         print("== without accounts (the single-user tool on loopback)")
-        app = create_app(model, Path(tmp) / "log.db", search="model")
+        print(f"logs: {'PostgreSQL' if new_db(tmp, 'which').startswith('postgresql') else 'SQLite'}")
+        app = create_app(model, new_db(tmp, "log"), search="model")
         with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
             good &= probe(app, client, args.inputs, args.seed)
         print("\n== with accounts, as a state admin (a session cookie and its CSRF token)")
-        app = create_app(model, Path(tmp) / "accounts.db", accounts=True, search="model")
+        app = create_app(model, new_db(tmp, "accounts"), accounts=True, search="model")
         store = app.state.service.store
         admin = store.add_user("asha", hash_password("probe-admin-password"), "admin", ["*"])
         key, csrf = new_secret(), new_secret()
@@ -528,9 +566,12 @@ def main() -> int:
             client.headers["X-CSRF-Token"] = csrf
             good &= probe(app, client, args.inputs, args.seed)
         print("\n== the role matrix")
-        good &= role_matrix(model, Path(tmp) / "matrix.db")
+        good &= role_matrix(model, new_db(tmp, "matrix"))
         print("\n== issue 27: scope and privilege (counts: target 0)")
         good &= trust_scope.run(model, Path(tmp))
+        print("\n== issue 36: scope through moves, tokens, threads, the encoder folder (counts: target 0)")
+        trust_moves.PARALLEL_SECONDS = args.parallel_seconds
+        good &= trust_moves.run(model, lambda name: new_db(tmp, f"moves-{name}"))
         if not args.no_load:
             print("\n== issue 27: under attack and failure (counts: target 0; figures in brackets)")
             good &= trust_attack.run(model, Path(tmp), args.half_open)

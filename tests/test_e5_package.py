@@ -194,3 +194,78 @@ def test_import_encoder_command(tiny_file, tmp_path, capsys):
     err = capsys.readouterr().err
     assert str(path) in err and "truncated or damaged" in err and "Traceback" not in err
     assert not (tmp_path / "enc2").exists()
+
+
+def test_rebuilding_the_folder_keeps_one_version(tiny_file, tmp_path):
+    """Issue 36, item 4: the same tensors give the same version, however the file's header is ordered."""
+    from mealwatch.checksums import model_version
+
+    path, _ = tiny_file
+    out = tmp_path / "imported"
+    versions = set()
+    for _ in range(8):
+        import_e5(out, source=path, force=True)
+        versions.add(model_version(out))
+    assert len(versions) == 1 and (out / "content.sha256").is_file()
+
+
+def _damage(out, how):
+    import json
+
+    weights = out / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    start = 8 + int.from_bytes(data[:8], "little")
+    if how == "random block":
+        data[start + 64 : start + 64 + 4096] = np.random.default_rng(1).bytes(len(data[start + 64 : start + 64 + 4096]))
+        weights.write_bytes(bytes(data))
+    elif how == "zeroed weights":
+        weights.write_bytes(bytes(data[:start]) + bytes(len(data) - start))
+    elif how == "truncated weights":
+        weights.write_bytes(bytes(data[: len(data) // 2]))
+    elif how == "shuffled vocabulary":
+        spec = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+        vocab = spec["model"]["vocab"]
+        vocab[5], vocab[6] = vocab[6], vocab[5]
+        (out / "tokenizer.json").write_text(json.dumps(spec), encoding="utf-8")
+    elif how == "changed config":
+        config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+        (out / "config.json").write_text(json.dumps({**config, "layer_norm_eps": 0.1}), encoding="utf-8")
+    elif how == "garbled record":
+        (out / "content.sha256").write_text("not a digest\n", encoding="utf-8")
+    else:  # a file missing
+        (out / how.removeprefix("no ")).unlink()
+
+
+@pytest.mark.parametrize("how", ["random block", "zeroed weights", "truncated weights", "shuffled vocabulary",
+                                 "changed config", "garbled record", "no config.json", "no tokenizer.json",
+                                 "no content.sha256"])  # fmt: skip
+def test_a_damaged_or_partial_folder_is_refused_then_repaired(tiny_file, tmp_path, how, capsys):
+    """Issue 36, items 5 and 7: checked at load like a model run (one line saying how to rebuild it), and
+    ``mealwatch import-encoder`` repairs it whatever is left of it."""
+    from mealwatch.checksums import model_version
+    from mealwatch.cli import main
+
+    path, _ = tiny_file
+    out = tmp_path / "imported"
+    import_e5(out, source=path)
+    version = model_version(out)
+    _damage(out, how)
+    with pytest.raises(CheckpointError) as refused:
+        import_e5(out, source=path)
+    message = str(refused.value)
+    assert "\n" not in message and str(out) in message and "mealwatch import-encoder e5 --out" in message
+    if how != "no content.sha256":  # the folder's own record names what is wrong
+        with pytest.raises(CheckpointError):
+            model_version(out)
+    assert main(["import-encoder", "e5", "--source", str(path), "--out", str(out)]) == 0, capsys.readouterr().err
+    assert import_e5(out, source=path) == out and model_version(out) == version
+
+
+def test_a_folder_holding_other_files_is_never_replaced(tiny_file, tmp_path):
+    path, _ = tiny_file
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(CheckpointError, match="holds other files"):
+        import_e5(out, source=path, force=True)
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "mine"

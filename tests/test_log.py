@@ -34,7 +34,7 @@ TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 def test_new_log_gets_the_current_schema(log_backend):
     log = log_backend.open()
-    assert log.schema_version == SCHEMA_VERSION == 14
+    assert log.schema_version == SCHEMA_VERSION == 15
     assert {
         "complaints",
         "complaint_changes",
@@ -65,7 +65,7 @@ def test_version_1_file_is_migrated_and_keeps_its_rows(log_backend):
     )
 
     store = log_backend.open()
-    assert store.schema_version == SCHEMA_VERSION == 14
+    assert store.schema_version == SCHEMA_VERSION == 15
     [row] = store.list(Filters(label="illness")).items
     assert (row["text"], row["labels"], row["model_version"]) == (
         "lizard in dal",

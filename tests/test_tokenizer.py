@@ -105,3 +105,39 @@ def test_damaged_tokenizer_json(tmp_path):
     (tmp_path / "tokenizer.json").write_text("{broken")
     with pytest.raises(ValueError, match="tokenizer.json cannot be read"):
         Tokenizer.from_pretrained(tmp_path)
+
+
+def test_threads_asking_different_lengths_never_change_each_others_cut():
+    """Issue 36, item 3: the classifier (128) and search (256) share one tokenizer; each call's cut is its own."""
+    import threading
+
+    shared = Tokenizer.from_pretrained()  # a fresh one: the session's fixture is left as it is
+    text = " ".join(f"word{i} khichdi" for i in range(400))  # far beyond every length asked
+    wrong: list[tuple[int, int]] = []
+    start = threading.Barrier(3)
+
+    def read(length: int) -> None:
+        start.wait()
+        for _ in range(300):
+            batch = shared([text, "dal"], max_length=length)
+            got = int(batch.attention_mask[0].sum())
+            if got != length or batch.input_ids.shape[1] != length or not batch.truncated[0]:
+                wrong.append((length, got))
+            if shared.lengths([text], max_length=length) != [length]:
+                wrong.append((length, -1))
+
+    threads = [threading.Thread(target=read, args=(n,)) for n in (128, 256, 64)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+    assert shared([text]).input_ids.shape[1] == shared.max_length == 512
+
+
+def test_a_copied_tokenizer_reads_as_the_original(tokenizer):
+    import copy
+
+    twin = copy.deepcopy(tokenizer)
+    text = " ".join(["khichdi"] * 300)
+    assert twin([text], max_length=32).input_ids.tolist() == tokenizer([text], max_length=32).input_ids.tolist()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,8 +100,20 @@ class Tokenizer:
         self.continuation_prefix, self.word_prefix = piece_markers(spec)
         self.reads_links = reads_links(spec)  # web addresses read as one word, whose spans are widened back
         backend.enable_truncation(max_length=max_length)
-        self._truncation = max_length
         backend.enable_padding(pad_id=self.pad_token_id, pad_token=self.pad_token)  # to the longest in the batch
+        # one backend per truncation length, never switched between calls: threads share this tokenizer
+        self._by_length: dict[int, FastTokenizer] = {max_length: backend}
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:  # a copy (the explainer's) makes its own lock and copies
+        state = dict(self.__dict__)
+        del state["_lock"]
+        state["_by_length"] = {self.max_length: self.backend}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def _id(self, token: str) -> int:
         i = self.backend.token_to_id(token)
@@ -136,23 +149,29 @@ class Tokenizer:
         Path(directory).mkdir(parents=True, exist_ok=True)
         self.backend.save(str(Path(directory) / "tokenizer.json"))
 
+    def _backend(self, max_length: int | None) -> FastTokenizer:
+        """The backend that cuts texts at ``max_length`` tokens (None: ``self.max_length``): a copy of ``backend``
+        made once per length, so that concurrent calls with different lengths never change each other's."""
+        limit = max_length or self.max_length
+        found = self._by_length.get(limit)
+        if found is None:
+            with self._lock:
+                found = self._by_length.get(limit)
+                if found is None:
+                    found = FastTokenizer.from_str(self.backend.to_str())
+                    found.enable_truncation(max_length=limit)
+                    self._by_length = {**self._by_length, limit: found}
+        return found
+
     def lengths(self, texts: list[str], max_length: int | None = None) -> list[int]:
         """How many tokens (special ones included, after the cut to ``max_length``) each text is read as."""
-        limit = max_length or self.max_length
-        if limit != self._truncation:
-            self.backend.enable_truncation(max_length=limit)
-            self._truncation = limit
-        return [sum(e.attention_mask) for e in self.backend.encode_batch(list(texts))]
+        return [sum(e.attention_mask) for e in self._backend(max_length).encode_batch(list(texts))]
 
     def __call__(self, texts: str | list[str], max_length: int | None = None) -> TokenizedBatch:
         """Tokenize one text or a list; texts longer than ``max_length`` tokens are cut and flagged."""
         if isinstance(texts, str):
             texts = [texts]
-        limit = max_length or self.max_length
-        if limit != self._truncation:
-            self.backend.enable_truncation(max_length=limit)
-            self._truncation = limit
-        encodings = self.backend.encode_batch(list(texts))
+        encodings = self._backend(max_length).encode_batch(list(texts))
         batch = TokenizedBatch(
             input_ids=torch.tensor([e.ids for e in encodings], dtype=torch.long),
             attention_mask=torch.tensor([e.attention_mask for e in encodings], dtype=torch.long),

@@ -10,7 +10,9 @@ Each attempt takes one from three buckets, each refilled at a steady rate (``LIM
   elsewhere does not keep the owner out of the devices they use.
 
 The attempt is taken *before* the password is checked, under one lock, so that racing attempts cannot get past a
-bucket together; it is given back when the login succeeds (only failures count). There is no lock that grows: a
+bucket together; it is given back when the login succeeds (only failures count). An attempt that finds a bucket
+dry while attempts taken from it are still being checked waits for them (up to ``WAIT_S``) before it is refused:
+simultaneous right logins are not failures, and are never refused as such. There is no lock that grows: a
 refused attempt waits for one attempt's refill (``retry_after``). The first refusal after a bucket ran dry says so
 (``Attempt.newly_held``: one audit line per hold, not one per attempt). Kept in memory, per server process (a
 restart forgets it). Behind a reverse proxy the address is the one it forwards (``mealwatch serve --proxy``);
@@ -39,6 +41,8 @@ LIMITS = {"pair": Limit(5, 1 / 60), "address": Limit(20, 1 / 15), "name": Limit(
 KNOWN_DAYS = 30
 #: the most buckets (and known addresses) kept; beyond, the full ones are forgotten first
 MAX_KEPT = 100_000
+#: the longest an attempt waits for the attempts being checked before it is refused (seconds)
+WAIT_S = 10.0
 
 
 @dataclass
@@ -46,6 +50,7 @@ class _Bucket:
     level: float
     at: float
     held: bool = False  # a refusal was reported since it ran dry
+    checking: int = 0  # attempts taken from it whose passwords are being checked
 
 
 @dataclass
@@ -56,6 +61,7 @@ class Attempt:
     allowed: bool
     retry_after: int = 0
     newly_held: list[str] = field(default_factory=list)  # buckets whose first refusal this is ("name ravi", ...)
+    done: bool = False  # its outcome was told (``succeeded``, ``failed`` or ``given_back``)
 
 
 class LoginLimiter:
@@ -65,17 +71,27 @@ class LoginLimiter:
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._known: dict[tuple[str, str], float] = {}  # (name, address) -> until
         self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)  # an attempt's outcome was told
+        self.wait_s = WAIT_S
 
     def begin(self, name: str, address: str) -> Attempt:
-        """Take one attempt for ``name`` from ``address`` from every bucket, or none when one is dry (refused)."""
+        """Take one attempt for ``name`` from ``address`` from every bucket, or none when one is dry (refused) —
+        after waiting for the attempts being checked that it is dry for. Tell its outcome: ``succeeded``,
+        ``failed`` or ``given_back``."""
         name = name.strip().casefold()
-        keys = [("pair", f"{name}\n{address}"), ("address", address)]
-        now = self.clock()
+        deadline = time.monotonic() + self.wait_s
         with self._lock:
-            if self._known.get((name, address), 0.0) < now:
-                keys.append(("name", name))
-            buckets = [self._bucket(k, now) for k in keys]
-            dry = [(k, b) for k, b in zip(keys, buckets) if b.level < 1]
+            while True:
+                now = self.clock()
+                keys = [("pair", f"{name}\n{address}"), ("address", address)]
+                if self._known.get((name, address), 0.0) < now:
+                    keys.append(("name", name))
+                buckets = [self._bucket(k, now) for k in keys]
+                dry = [(k, b) for k, b in zip(keys, buckets) if b.level < 1]
+                left = deadline - time.monotonic()
+                if not dry or left <= 0 or not any(b.checking for _, b in dry):
+                    break
+                self._settled.wait(left)  # those being checked may be right: their attempts come back
             if dry:
                 wait = max((1 - b.level) / self.limits[k[0]].per_second for k, b in dry)
                 newly = [f"{k[0]} {k[1]}" for k, b in dry if not b.held]
@@ -85,6 +101,7 @@ class LoginLimiter:
             for b in buckets:
                 b.level -= 1
                 b.held = False
+                b.checking += 1
             self._forget(now)
         return Attempt(tuple(keys), True)
 
@@ -92,6 +109,8 @@ class LoginLimiter:
         """The login went through: its attempt is given back, and its address is known for the name from now on."""
         now = self.clock()
         with self._lock:
+            if not self._settle(attempt):
+                return
             for kind, key in attempt.keys:
                 bucket = self._buckets.get((kind, key))
                 if bucket is not None:
@@ -99,15 +118,35 @@ class LoginLimiter:
             name, address = attempt.keys[0][1].split("\n", 1)
             self._known[(name, address)] = now + KNOWN_DAYS * 86400
 
+    def failed(self, attempt: Attempt) -> None:
+        """The login failed (or could not be checked to the end): its attempt counts."""
+        with self._lock:
+            self._settle(attempt)
+
     def given_back(self, attempt: Attempt) -> None:
         """The password was never checked (the service was too busy): the attempt does not count."""
         now = self.clock()
         with self._lock:
+            if not self._settle(attempt):
+                return
             for kind, key in attempt.keys:
                 bucket = self._buckets.get((kind, key))
                 if bucket is not None:
                     bucket.level = min(self.limits[kind].attempts, bucket.level + 1)
                     bucket.at = max(bucket.at, now)
+
+    def _settle(self, attempt: Attempt) -> bool:
+        """Mark an allowed attempt's outcome told (under the lock): its buckets no longer wait for it; whether it
+        was still open."""
+        if attempt.done or not attempt.allowed:
+            return False
+        attempt.done = True
+        for kind, key in attempt.keys:
+            bucket = self._buckets.get((kind, key))
+            if bucket is not None and bucket.checking:
+                bucket.checking -= 1
+        self._settled.notify_all()
+        return True
 
     def _bucket(self, key: tuple[str, str], now: float) -> _Bucket:
         limit = self.limits[key[0]]
@@ -124,7 +163,7 @@ class LoginLimiter:
         if len(self._buckets) > MAX_KEPT:
             for key, b in list(self._buckets.items()):
                 limit = self.limits[key[0]]
-                if b.level + (now - b.at) * limit.per_second >= limit.attempts:
+                if b.level + (now - b.at) * limit.per_second >= limit.attempts and not b.checking:
                     del self._buckets[key]
         if len(self._known) > MAX_KEPT:
             self._known = {k: until for k, until in self._known.items() if until >= now}

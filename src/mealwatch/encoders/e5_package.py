@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..checksums import record_content
 from ..transformer.checkpoint import WEIGHTS_FILE, CheckpointError
 
 MAGIC = b"E5S1"
@@ -56,6 +57,8 @@ EMBEDDING_NAMES = {
     "emb.ln.w": "embeddings.LayerNorm.weight", "emb.ln.b": "embeddings.LayerNorm.bias",
 }  # fmt: skip
 SPECIAL_PIECES = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
+#: the files of an encoder folder written from the 4-bit file (beside them, ``checksums.CONTENT_FILE``)
+FOLDER_FILES = ("config.json", WEIGHTS_FILE, "tokenizer.json", "special_tokens_map.json")
 
 
 class E5FileError(CheckpointError):
@@ -255,7 +258,9 @@ def _exceptions_to_nfkc(normaliser: dict[int, str]) -> list:
 
 
 def write_encoder_folder(checkpoint: Q4Checkpoint, folder: str | Path, source: str = "") -> Path:
-    """``config.json``, ``model.safetensors`` and ``tokenizer.json`` for ``checkpoint`` in ``folder``."""
+    """``config.json``, ``model.safetensors``, ``tokenizer.json`` and ``special_tokens_map.json`` for ``checkpoint``
+    in ``folder``, and the digest of their content (``checksums.record_content``: the same tensors and vocabulary
+    give the same digest, however often the folder is written)."""
     import torch
     from safetensors.torch import save_file
 
@@ -268,4 +273,5 @@ def write_encoder_folder(checkpoint: Q4Checkpoint, folder: str | Path, source: s
     special = {"bos_token": "<s>", "eos_token": "</s>", "cls_token": "<s>", "sep_token": "</s>",
                "pad_token": "<pad>", "unk_token": "<unk>", "mask_token": "<mask>"}  # fmt: skip
     (folder / "special_tokens_map.json").write_text(json.dumps(special, indent=2), encoding="utf-8")
+    record_content(folder, FOLDER_FILES)
     return folder

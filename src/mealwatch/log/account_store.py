@@ -17,6 +17,11 @@ from .shapes import Page, Scope, Store, StoreError, Tx
 
 USER_COLUMNS = "id, name, role, districts, disabled, created_at, last_login_at"
 TOKEN_COLUMNS = "id, name, role, districts, created_at, last_used_at, revoked_at"
+#: a token as a request is checked by: its columns, and whose it is (the owner's name and whether it is disabled)
+TOKEN_WITH_OWNER = (
+    "SELECT t.id, t.name, t.role, t.districts, t.created_at, t.last_used_at, t.revoked_at, u.name AS owner,"
+    " u.disabled AS owner_disabled FROM api_tokens t LEFT JOIN users u ON u.id = t.owner_id"
+)
 AUDIT_COLUMNS = "id, at, actor, action, target, detail, client"
 
 
@@ -130,7 +135,8 @@ class AccountStore(Store):
             return tx.one("SELECT id FROM users LIMIT 1") is not None
 
     def set_user_disabled(self, name: str, disabled: bool) -> dict[str, Any] | None:
-        """Disable (ending every session of) or enable a user; None when there is none."""
+        """Disable (ending every session of, and revoking every API token the user created) or enable a user; None
+        when there is none."""
         with self._write() as tx:
             row = tx.one(f"SELECT id FROM users WHERE name_key = ?{tx.for_update}", (name_key(name),))
             if row is None:
@@ -138,6 +144,8 @@ class AccountStore(Store):
             tx.run("UPDATE users SET disabled = ? WHERE id = ?", (disabled, row["id"]))
             if disabled:
                 tx.run("DELETE FROM sessions WHERE user_id = ?", (row["id"],))
+                tx.run("UPDATE api_tokens SET revoked_at = ? WHERE owner_id = ? AND revoked_at IS NULL",
+                       (self.clock(), row["id"]))  # fmt: skip
             return _user(tx.one(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (row["id"],)))
 
     def set_user_password(self, name: str, password_hash: str) -> dict[str, Any] | None:
@@ -203,22 +211,37 @@ class AccountStore(Store):
 
     # --- API tokens ------------------------------------------------------------------------------
 
-    def add_token(self, name: str, token_hash: str, role: str, districts: Sequence[str]) -> dict[str, Any]:
-        """A new token; StoreError when the name is taken (a revoked token keeps its name)."""
+    def add_token(
+        self, name: str, token_hash: str, role: str, districts: Sequence[str], owner: str | None = None
+    ) -> dict[str, Any]:
+        """A new token, of the user named ``owner`` (None: made on the command line, of no account): it stops
+        working while that user is disabled. StoreError when the name is taken (a revoked token keeps its name)
+        or the owner is not an enabled user."""
         with self._write() as tx:
             if tx.one("SELECT id FROM api_tokens WHERE name = ?", (name,)) is not None:
                 raise StoreError(f"there is a token named {name!r} already: choose another name")
+            owner_id = None
+            if owner is not None:
+                found = tx.one(f"SELECT id, disabled FROM users WHERE name_key = ?{tx.for_update}", (name_key(owner),))
+                if found is None or found["disabled"]:
+                    raise StoreError(f"the account {owner!r} is disabled or gone: it creates no token")
+                owner_id = int(found["id"])
             tx.run(
-                "INSERT INTO api_tokens (name, token_hash, role, districts, created_at) VALUES (?, ?, ?, ?, ?)",
-                (name, token_hash, role, json.dumps(list(districts), ensure_ascii=False), self.clock()),
+                "INSERT INTO api_tokens (name, token_hash, role, districts, created_at, owner_id)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (name, token_hash, role, json.dumps(list(districts), ensure_ascii=False), self.clock(), owner_id),
             )
             return _token(tx.one(f"SELECT {TOKEN_COLUMNS} FROM api_tokens WHERE name = ?", (name,)))
 
     def token(self, token_hash: str) -> dict[str, Any] | None:
-        """The token with this hash (revoked ones too: ``revoked_at`` says so); reading it writes nothing."""
+        """The token with this hash (revoked ones too: ``revoked_at`` says so), with ``owner`` (the name of the
+        account that created it, None for the command line's) and ``owner_disabled``; reading it writes nothing."""
         with self._read() as tx:
-            row = tx.one(f"SELECT {TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?", (token_hash,))
-        return _token(row)
+            row = tx.one(f"{TOKEN_WITH_OWNER} WHERE t.token_hash = ?", (token_hash,))
+        found = _token(row)
+        if found is not None:
+            found["owner_disabled"] = bool(found["owner_disabled"])
+        return found
 
     def touch_token(self, token_id: int) -> None:
         """Record a token's use now."""

@@ -42,7 +42,8 @@ from .counts import (
     keep_places,
 )
 from .cursor import decode_cursor, encode_cursor, keyset_rows
-from .incident_store import refresh_incident_of
+from .incident_store import leave_incident, refresh_incident_of
+from .vector_store import touch_vector
 from .saved_requests import SAVED_ANSWER, SavedAnswer, decode_saved, forgotten_before
 from .shapes import (
     ComplaintChange,
@@ -188,7 +189,7 @@ class ComplaintStore(Store):
                 )
                 refresh_incident_of(tx, complaint_id, now)  # its incident's worst urgency and lead
             if change.district is not None or change.block is not None:
-                changes += _move(tx, old, change)
+                changes += _move(tx, old, change, now)
                 if change.labels is None:  # its school is now one of that district's: its alerts are checked again
                     tx.run("INSERT INTO alert_checks (complaint_id, queued_at) VALUES (?, ?)", (complaint_id, now))
             for name in ("assignee", "notes"):
@@ -337,9 +338,10 @@ def _get(tx: Tx, complaint_id: int) -> dict[str, Any] | None:
     return d
 
 
-def _move(tx: Tx, old: dict[str, Any], change: ComplaintChange) -> list[tuple[str, Any, Any]]:
+def _move(tx: Tx, old: dict[str, Any], change: ComplaintChange, now: str) -> list[tuple[str, Any, Any]]:
     """Put a complaint in another district or block ("" takes it out of one), its search and grouping keys with
-    it; the fields that changed, as history rows."""
+    it; moved to another district, it leaves its incident (``leave_incident``) and its vector is written again, so
+    that every search index reads its new district; the fields that changed, as history rows."""
     district = old["district"] if change.district is None else (change.district or None)
     block = old["block"] if change.block is None else (change.block or None)
     tx.run(
@@ -349,6 +351,9 @@ def _move(tx: Tx, old: dict[str, Any], change: ComplaintChange) -> list[tuple[st
          school_group(old["school"], old["udise"], district), block_group(district, block), old["id"]),
     )  # fmt: skip
     keep_places(tx, [(district, block)])
+    if (fold(district) if district else None) != (fold(old["district"]) if old["district"] else None):
+        leave_incident(tx, old["id"], now)
+        touch_vector(tx, old["id"])
     return [(name, old[name], new) for name, new in (("district", district), ("block", block)) if new != old[name]]
 
 

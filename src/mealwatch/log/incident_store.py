@@ -7,6 +7,10 @@ sharing one PostgreSQL log take turns per place). An incident keeps its size, fi
 time, else arrival), worst urgency and lead complaint (the most urgent, then the first: the one the queue shows)
 up to date with every change; its labels (with counts) are read from its complaints. Officers merge, split,
 close and reopen incidents; a complaint once placed is never moved again by the rule.
+
+An incident never spans districts: it keeps the district of its complaints, a complaint moved to another district
+leaves its incident for one of its own (``leave_incident``), and incidents of two districts are never merged.
+What an account reads of an incident is filtered by its districts, its complaints too.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from ..records import fold
 from .shapes import Page, Scope, Store, Tx, from_stored_time, in_scope, to_stored_time
 from .vector_store import read_vectors
 
@@ -116,7 +121,7 @@ class IncidentStore(Store):
         with self._read() as tx:
             total = int(tx.one(f"SELECT count(*) AS n FROM incidents{where}", params)["n"])
             rows = tx.all(f"SELECT {INCIDENT_COLUMNS} FROM incidents{where}{INCIDENT_ORDER}{page}", params)
-            items = [describe(tx, r) for r in rows]
+            items = [describe(tx, r, scope) for r in rows]
         return Page(total, items)
 
     def get_incident(self, incident_id: int, scope: Scope = None) -> dict[str, Any] | None:
@@ -126,15 +131,24 @@ class IncidentStore(Store):
 
     def merge_incidents(self, incident_ids: Sequence[int], by: str | None, scope: Scope = None) -> dict[str, Any]:
         """Move every complaint of ``incident_ids`` into the first of them (the others are removed); the merged
-        incident. IncidentError when one is missing (in ``scope``) or fewer than two are named."""
+        incident. IncidentError when one is missing (in ``scope``), fewer than two are named, or they are of
+        different districts (an incident never spans districts)."""
         ids = list(dict.fromkeys(int(i) for i in incident_ids))
         now = self.clock()
         with self._write() as tx:
+            found = []
             for i in ids:
-                if scoped(tx, i, scope) is None:
+                one = scoped(tx, i, scope)
+                if one is None:
                     raise IncidentError(f"no incident with id {i}")
+                found.append(one)
             if len(ids) < 2:
                 raise IncidentError("name at least two different incidents to merge")
+            districts = {fold(f["district"]) if f["district"] else None for f in found}
+            if len(districts) > 1:
+                names = ", ".join(f"{f['id']} ({f['district'] or 'no district'})" for f in found)
+                raise IncidentError(f"incidents {names} are of different districts: an incident keeps to one "
+                                    "district, so only incidents of the same district merge")  # fmt: skip
             target = ids[0]
             for i in ids[1:]:
                 tx.run("UPDATE complaints SET incident_id = ? WHERE incident_id = ?", (target, i))
@@ -241,6 +255,16 @@ def refresh(tx: Tx, incident_id: int, now: str) -> None:
     )
 
 
+def leave_incident(tx: Tx, complaint_id: int, now: str) -> None:
+    """After a complaint moved to another district: it leaves its incident for a new one of its own (its old
+    incident, without it, keeps its district; one left empty is removed)."""
+    row = tx.one("SELECT incident_id FROM complaints WHERE id = ?", (complaint_id,))
+    if row is None or row["incident_id"] is None:
+        return
+    new_incident(tx, complaint_id, None, now)
+    refresh(tx, int(row["incident_id"]), now)
+
+
 def refresh_incident_of(tx: Tx, complaint_id: int, now: str) -> None:
     """After a complaint's labels or urgency changed: its incident's worst urgency and lead again."""
     row = tx.one("SELECT incident_id FROM complaints WHERE id = ?", (complaint_id,))
@@ -254,16 +278,18 @@ def scoped(tx: Tx, incident_id: int, scope: Scope) -> dict[str, Any] | None:
     row = tx.one(f"SELECT {INCIDENT_COLUMNS} FROM incidents WHERE id = ?", (incident_id,))
     if row is None or not in_scope(row["district"], scope):
         return None
-    return describe(tx, row)
+    return describe(tx, row, scope)
 
 
-def describe(tx: Tx, row: dict[str, Any]) -> dict[str, Any]:
-    """An incident as the service shows it: its row, its complaints' ids, labels with counts, worst urgency."""
+def describe(tx: Tx, row: dict[str, Any], scope: Scope = None) -> dict[str, Any]:
+    """An incident as the service shows it: its row, its complaints' ids, labels with counts, worst urgency; of its
+    complaints only those of ``scope``'s districts."""
     d = dict(row)
     members = tx.all(
-        "SELECT c.id, c.labels, c.corrected_labels FROM complaints c WHERE c.incident_id = ? ORDER BY c.id",
+        "SELECT c.id, c.district, c.labels, c.corrected_labels FROM complaints c WHERE c.incident_id = ? ORDER BY c.id",
         (d["id"],),
     )
+    members = [m for m in members if in_scope(m["district"], scope)]
     counts: Counter[str] = Counter()
     for m in members:
         counts.update(json.loads(m["corrected_labels"] if m["corrected_labels"] is not None else m["labels"]))
@@ -271,6 +297,7 @@ def describe(tx: Tx, row: dict[str, Any]) -> dict[str, Any]:
         d[key] = int(d[key])
     d["worst_urgency"] = URGENCIES[int(d.pop("worst_rank"))]
     d["complaint_ids"] = [int(m["id"]) for m in members]
+    d["size"] = min(d["size"], len(members))
     d["labels"] = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     d.pop("district_key")
     return d

@@ -40,6 +40,8 @@
  14: severity levels (issue 33): the triage key's first part is the level of care a complaint reports (none,
      unwell, clinic, hospital, death: ``mealwatch.severity``), read by the model's severity head for new complaints;
      the complaints saved before it get theirs from the rule for models without one
+ 15: each API token's ``owner_id``: the account that created it through the service (NULL: made on the command
+     line), so that a token dies with its owner's account; filled in from the audit log for the tokens made before
 
 SQLite keeps the version in ``PRAGMA user_version``; PostgreSQL in a ``schema_version`` table (one
 row per step applied, with its time). ``migrate_*`` applies the missing steps in order, one
@@ -64,7 +66,7 @@ from ..severity import keyword_level, triage_key
 from .shapes import StoreError, utc_now
 from .counts import RECOUNT
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 #: step 7 on both backends ({C}: PostgreSQL's byte-order collation, {BOOL}: its boolean type)
 STEP_7 = """
@@ -155,6 +157,13 @@ STEP_12 = """
 
 #: severity levels: no new column (the triage key holds the level), every key computed again after it
 STEP_LEVELS = "-- the triage key's first part becomes the level of care (mealwatch.severity)"
+
+#: step 15 on both backends ({INT}: PostgreSQL's 64-bit integer)
+STEP_15 = """
+    ALTER TABLE api_tokens ADD COLUMN owner_id {INT} REFERENCES users (id);
+    UPDATE api_tokens SET owner_id = (SELECT u.id FROM audit_log a JOIN users u ON u.name = a.actor
+        WHERE a.action = 'token_create' AND a.target = 'token ' || api_tokens.name ORDER BY a.id DESC LIMIT 1);
+    """
 
 #: the search and incident step on both backends ({C}: PostgreSQL's byte-order collation, {INT}: its 64-bit
 #: integer, {ID}: a row id, {BYTES}: a byte string, {REAL}: a 4-byte float)
@@ -352,6 +361,7 @@ SQLITE_STEPS: dict[int, str] = {
     12: STEP_12,
     13: STEP_SEARCH.format(C="", INT="INTEGER", ID="INTEGER PRIMARY KEY AUTOINCREMENT", BYTES="BLOB", REAL="REAL"),
     14: STEP_LEVELS,
+    15: STEP_15.format(INT="INTEGER"),
 }
 
 
@@ -524,6 +534,7 @@ POSTGRES_STEPS: dict[int, str] = {
         REAL="REAL",
     ),
     14: STEP_LEVELS,
+    15: STEP_15.format(INT="BIGINT"),
 }
 
 

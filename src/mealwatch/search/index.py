@@ -178,8 +178,9 @@ class VectorIndex:
 
     def in_scope(self, scope: Sequence[str] | None) -> int:
         """How many complaints an account of ``scope`` may see."""
-        blocks = self._blocks.values() if scope is None else [self._blocks[d] for d in scope if d in self._blocks]
-        return sum(b.n for b in blocks)
+        with self._lock:
+            blocks = self._blocks.values() if scope is None else [self._blocks[d] for d in scope if d in self._blocks]
+            return sum(b.n for b in blocks)
 
     def search(self, query: np.ndarray, k: int = 10, scope: Sequence[str] | None = None,
                exclude: int | None = None, boost: Boost | None = None) -> list[Hit]:  # fmt: skip

@@ -113,19 +113,24 @@ def login(body: Login, request: Request) -> JSONResponse:
             log.audit(body.name[:200], "login_held", detail=why, client=client)
         wait = attempt.retry_after
         raise ApiError(429, f"too many failed logins: try again in {wait} seconds", headers={"Retry-After": str(wait)})
-    user = log.user(body.name) if body.name.strip() else None
-    places = user["districts"] if user else None
     try:
-        stored = user["password_hash"] if user else None
-        right = config.gate.run(lambda: verify_password(stored, body.password))  # a cap on checks at once
-    except ChecksBusy:
-        config.limiter.given_back(attempt)
-        raise ApiError(503, "too many logins at once: try again in a second", headers={"Retry-After": "1"}) from None
-    if not right or user["disabled"]:  # a disabled account answers as a wrong password: it confirms nothing
-        why = {"reason": "disabled" if right else "wrong name or password"}
-        log.audit(body.name[:200], "login_failed", detail=why, client=client, districts=places)
-        raise ApiError(401, "wrong name or password")
-    config.limiter.succeeded(attempt)
+        user = log.user(body.name) if body.name.strip() else None
+        places = user["districts"] if user else None
+        try:
+            stored = user["password_hash"] if user else None
+            right = config.gate.run(lambda: verify_password(stored, body.password))  # a cap on checks at once
+        except ChecksBusy:
+            config.limiter.given_back(attempt)
+            busy = "too many logins at once: try again in a second"
+            raise ApiError(503, busy, headers={"Retry-After": "1"}) from None
+        if not right or user["disabled"]:  # a disabled account answers as a wrong password: it confirms nothing
+            config.limiter.failed(attempt)
+            why = {"reason": "disabled" if right else "wrong name or password"}
+            log.audit(body.name[:200], "login_failed", detail=why, client=client, districts=places)
+            raise ApiError(401, "wrong name or password")
+        config.limiter.succeeded(attempt)
+    finally:
+        config.limiter.failed(attempt)  # whatever else went wrong counts (nothing, once its outcome was told)
     if needs_rehash(user["password_hash"]):
         log.set_password_hash(user["id"], hash_password(body.password))
     auth.sweep_sessions(log, config)
@@ -189,6 +194,14 @@ def granted(who: auth.Principal, role: str, districts: list[str], what: str) -> 
         )
 
 
+def taken(who: auth.Principal, error: StoreError, what: str, holder: dict | None) -> str:
+    """Why a name cannot be given: the store's words when the account holding it is of ``who``'s districts, else
+    words that say nothing of another district's accounts."""
+    if holder is None or covers(who.districts, holder["districts"]):
+        return str(error)
+    return f"that name cannot be used ({what} are unique across the state): choose another name"
+
+
 @router.get("/api/users", tags=["accounts"])
 def list_users(request: Request, who: Who) -> list[dict]:
     """The users of the admin's districts (names, roles, districts, disabled, last login); never a password or its
@@ -206,7 +219,7 @@ def add_user(body: NewUser, request: Request, who: Who) -> dict:
     except AccountError as e:
         raise ApiError(422, f"field 'password': {e}") from None
     except StoreError as e:
-        raise ApiError(409, str(e)) from None
+        raise ApiError(409, taken(who, e, "user names", auth.store(request).user(body.name))) from None
     detail = {"role": user["role"], "districts": user["districts"]}
     auth.audit(request, "user_add", f"user {user['name']}", detail, user["districts"])
     return user
@@ -214,9 +227,11 @@ def add_user(body: NewUser, request: Request, who: Who) -> dict:
 
 @router.patch("/api/users/{name}", tags=["accounts"])
 def change_user(name: str, body: UserPatch, request: Request, who: Who) -> dict:
-    """Disable (their sessions end at once) or enable a user of the admin's districts."""
-    if body.disabled and who.name is not None and name.casefold() == who.name.casefold():
-        raise ApiError(422, "you cannot disable yourself: ask another admin")
+    """Disable (their sessions end at once, their API tokens stop working) or enable a user of the admin's districts;
+    no account disables or enables itself, through a session or one of its tokens."""
+    if who.account is not None and name.strip().casefold() == who.account.strip().casefold():
+        what = "disable" if body.disabled else "enable"
+        raise ApiError(422, f"you cannot {what} your own account: ask another admin")
     log = auth.store(request)
     found = log.user(name)
     if found is None or not covers(who.districts, found["districts"]):
@@ -243,9 +258,10 @@ def create_token(body: NewToken, request: Request, who: Who) -> dict:
     granted(who, body.role, body.districts, "tokens")
     token = new_secret("mw_")
     try:
-        row = auth.store(request).add_token(body.name, secret_hash(token), body.role, body.districts)
+        row = auth.store(request).add_token(body.name, secret_hash(token), body.role, body.districts, who.account)
     except StoreError as e:
-        raise ApiError(409, str(e)) from None
+        found = next((t for t in auth.store(request).tokens() if t["name"] == body.name), None)
+        raise ApiError(409, taken(who, e, "token names", found)) from None
     detail = {"role": row["role"], "districts": row["districts"]}
     auth.audit(request, "token_create", f"token {row['name']}", detail, row["districts"])
     return {**row, "token": token}

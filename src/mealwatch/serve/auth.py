@@ -90,6 +90,12 @@ class Principal:
     kind: str  # "session", "token" or "local"
     session_hash: str | None = None
     csrf_token: str | None = None
+    owner: str | None = None  # a token's: the account that created it (None: the command line's)
+
+    @property
+    def account(self) -> str | None:
+        """The user account acting: a session's user, a token's owner (None: the local user, a command-line token)."""
+        return self.name if self.kind == "session" else self.owner
 
     @property
     def scope(self) -> Scope:
@@ -164,10 +170,12 @@ def _from_token(request: Request) -> Principal:
         raise ApiError(401, "this API token is not known: check it, or create one with `mealwatch tokens create`")
     if row["revoked_at"] is not None:
         raise ApiError(401, f"the API token {row['name']!r} was revoked at {row['revoked_at']}: create a new one")
+    if row["owner_disabled"]:  # a token dies with its owner's account (and lives again only if another admin says)
+        raise ApiError(401, f"the API token {row['name']!r} belongs to a disabled account: it works no more")
     last = row["last_used_at"]
     if last is None or from_stored_time(log.clock()) - from_stored_time(last) > touch_every(settings(request)):
         bookkeeping(lambda: log.touch_token(row["id"]), f"the last use of token {row['name']!r}")
-    return Principal(row["name"], row["role"], row["districts"], "token")
+    return Principal(row["name"], row["role"], row["districts"], "token", owner=row["owner"])
 
 
 def touch_every(config: AccountSettings) -> timedelta:

@@ -1,8 +1,9 @@
 """CSV into the service: reading an uploaded complaint file (writing results and the log: ``csv_out``).
 
-An upload is read whole: a file that is not UTF-8, has no ``text`` column, a row with more cells than the header
-(an unquoted comma would split a complaint), or too many rows is refused. A row that cannot be read (an empty or
-over-long text, a bad record field) is named by its line: the service then refuses the whole file, or, when the
+An upload is read whole: a file that is not UTF-8 (or holds NUL characters: UTF-16 without its mark), has no
+``text`` column, a row with more cells than the header (an unquoted comma would split a complaint), or too many
+rows is refused. A row that cannot be read (an empty or over-long text, a bad record field, the header line again
+in files joined into one) is named by its line: the service then refuses the whole file, or, when the
 officer asks for it (``partial``), saves the others and lists the refused lines — no row is ever skipped quietly.
 
 Every cell is read with the export's formula guard undone (``csvfile.unguard``), so a file mealwatch exported
@@ -19,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 
-from ..csvfile import unguard
+from ..csvfile import BOM, unguard
 from ..rowfile import CsvBreak, NotUtf8Error, csv_rows, decode_utf8
 from ..records import (
     Record,
@@ -134,6 +135,13 @@ def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezo
             f"{filename} is not UTF-8 text (byte 0x{e.byte:02x} on line {e.line} cannot be read): "
             "save it as CSV UTF-8 and upload it again"
         ) from None
+    if "\x00" in content:  # UTF-16 without its byte-order mark reads as UTF-8 with a NUL beside every letter
+        utf16 = data[0::2].count(0) > len(data) // 4 or data[1::2].count(0) > len(data) // 4
+        raise CsvUploadError(
+            f"{filename} holds NUL characters"
+            + (" (it looks like UTF-16 text without a byte-order mark)" if utf16 else "")
+            + ": save it as CSV UTF-8 and upload it again"
+        )
     if not content.strip():
         raise CsvUploadError(
             f"{filename} is empty: expected a header line with a 'text' column, then one complaint per line"
@@ -145,6 +153,9 @@ def read_upload(data: bytes, filename: str = "the upload", zone: tzinfo = timezo
     for line, cells in table.records:
         if not any(c.strip() for c in cells):
             continue  # a blank line holds no complaint
+        if [c.strip().lstrip(BOM).strip() for c in cells] == [h.strip() for h in header]:
+            upload.problems.append((line, "it repeats the header line (two files joined into one?): remove it"))
+            continue
         if len(cells) > len(header):
             upload.problems.append((line, f"it has {len(cells)} cells but the header has {len(header)}: "
                                           "put the text in double quotes if it contains commas"))  # fmt: skip

@@ -11,6 +11,7 @@ from fastapi import Depends, Query
 
 from ..log import Filters
 from ..records import CHANNELS
+from ..text import check_text
 from .auth import Who
 from .errors import ApiError
 from .schemas import Status, Urgency
@@ -85,6 +86,14 @@ def log_filters(
     ] = False,
 ) -> Filters:
     label, school = (label or "").strip() or None, (school or "").strip() or None
+    named = {"label": label, "school": school, "district": district, "block": block, "udise": udise,
+             "assignee": assignee}  # fmt: skip
+    for name, value in named.items():  # a NUL or a lone surrogate reaches no database (PostgreSQL refuses a NUL)
+        if value is not None and value.strip():
+            try:
+                check_text(value)
+            except ValueError as e:
+                raise ApiError(422, f"query parameter {name!r}: {str(e).replace('the text', 'it', 1)}") from None
     if label is not None:
         known = set(svc.predictor.labels) | svc.store.labels()
         if label not in known:

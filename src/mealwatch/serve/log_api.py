@@ -161,6 +161,8 @@ def change_complaint(
     moved = body.district is not None or body.block is not None
     if (body.labels is not None or moved) and svc.alerts is not None:
         svc.alerts.poke()  # a corrected label, or a school now of its district, may make an outbreak: marked due
+    if body.district is not None and svc.search is not None:
+        svc.search.poke()  # every index reads the complaint in its new district
     return shown(changed, False)
 
 

@@ -10,9 +10,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..log import in_scope
 from ..log.incident_store import INCIDENT_STATUSES, IncidentError
 from ..search.engine import MAX_RESULTS, Result, Search
-from .auth import Who, actor, audit
+from .auth import Principal, Who, actor, audit
 from .errors import ApiError
 from .record_fields import shown
 from .schemas import MAX_IDS, MAX_OFFSET, MAX_QUERY_CHARS, Complaint, check_complaint_text
@@ -39,7 +40,7 @@ class SearchAnswer(BaseModel):
     query: str | None = None
     complaint_id: int | None = None
     results: list[Found]
-    indexed: int = Field(description="complaints the index holds (of every district)")
+    indexed: int = Field(description="complaints of the account's districts the index holds")
     complete: bool = Field(description="false while older complaints are still being embedded or read into the index")
     vectors: str = Field(description="the version of the sentence vectors searched")
 
@@ -94,7 +95,7 @@ def searcher(svc: Service) -> Search:
     return svc.search.search
 
 
-def answer(svc: Service, results: list[Result], **asked: Any) -> dict:
+def answer(svc: Service, who: Principal, results: list[Result], **asked: Any) -> dict:
     search = searcher(svc)
     return {
         **asked,
@@ -108,7 +109,7 @@ def answer(svc: Service, results: list[Result], **asked: Any) -> dict:
             }
             for r in results
         ],  # fmt: skip
-        "indexed": len(search.index),
+        "indexed": search.index.in_scope(who.scope),
         "complete": search.progress.complete,
         "vectors": search.version,
     }
@@ -132,7 +133,7 @@ async def search_complaints(
         raise ApiError(422, f"query parameter 'q': {e}") from None
     search = searcher(svc)
     results = await run_in_threadpool(search.query, text, k, who.scope)
-    return answer(svc, results, query=text)
+    return answer(svc, who, results, query=text)
 
 
 @router.get("/api/complaints/{complaint_id}/similar", response_model=SearchAnswer, tags=["search"])
@@ -157,13 +158,13 @@ def similar_complaints(
 
         own = fold(found["district"]) if found["district"] else None
         if own is None or (scope is not None and own not in scope):
-            return answer(svc, [], complaint_id=complaint_id)
+            return answer(svc, who, [], complaint_id=complaint_id)
         scope = (own,)
     results = search.similar(found, MAX_RESULTS if within == "block" else k, scope)
     if within == "block":
         results = [r for r in results if (r.complaint["block"] or "").casefold() == (found["block"] or "").casefold()
                    and found["block"]][:k]  # fmt: skip
-    return answer(svc, results, complaint_id=complaint_id)
+    return answer(svc, who, results, complaint_id=complaint_id)
 
 
 @router.get("/api/incidents", response_model=IncidentPage, tags=["incidents"])
@@ -186,7 +187,8 @@ def get_incident(incident_id: int, svc: Svc, who: Who) -> dict:
     found = svc.store.get_incident(incident_id, who.scope)
     if found is None:
         raise ApiError(404, f"no incident with id {incident_id}")
-    found["complaints"] = [shown(c, False) for c in svc.store.get_many(found["complaint_ids"])]
+    found["complaints"] = [shown(c, False) for c in svc.store.get_many(found["complaint_ids"])
+                           if in_scope(c["district"], who.scope)]  # fmt: skip
     return found
 
 
