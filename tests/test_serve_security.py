@@ -445,7 +445,7 @@ def test_the_server_hands_freed_memory_back_on_glibc():
     """`mealwatch serve` fixes glibc's mmap threshold and arenas (docs/benchmarks.md: memory under load)."""
     import platform
 
-    from mealwatch.memory import tune_allocator_for_serving
+    from mealwatch.memory import tune_allocator
 
     expected = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
-    assert tune_allocator_for_serving() is expected
+    assert tune_allocator() is expected

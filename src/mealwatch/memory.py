@@ -5,9 +5,9 @@ A training step allocates its activations and gradients, then frees them. The C 
 batches differ in shape the kept pages rarely fit the next request: the process's resident
 memory climbs step after step although the live tensors stay the same size. ``malloc_trim``
 returns every wholly free page to the system (``release_freed_memory``); the training loop
-(``learning/training.py``) calls it every few steps through ``MemoryReleaser``. The server, whose requests free
-memory all the time, does not trim: it sets glibc's thresholds once at its start instead
-(``tune_allocator_for_serving``), so that a freed tensor's pages go back by themselves.
+(``learning/training.py``) calls it every few steps through ``MemoryReleaser``. Both the server and training also
+set glibc's thresholds once at their start (``tune_allocator``), so that a freed tensor's pages go back by
+themselves: the pages a validation pass or a batch of another shape frees are not kept in the heap.
 
 On systems without glibc (macOS, Windows, musl) this is a no-op.
 """
@@ -78,9 +78,9 @@ MMAP_THRESHOLD = 128 * 1024
 MALLOC_ARENAS = 2
 
 
-def tune_allocator_for_serving() -> bool:
+def tune_allocator() -> bool:
     """Set glibc's mmap threshold and arena count once, so that a freed tensor's memory goes back to the system
-    by itself (what ``mealwatch serve`` does at its start); True when set.
+    by itself (what ``mealwatch serve`` and training do at their start); True when set.
 
     glibc raises its mmap threshold each time a large block is freed, so that after a few requests the
     model's activations come from the heap, where freed space of varied sizes (texts of every length,

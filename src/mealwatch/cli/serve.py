@@ -266,9 +266,9 @@ def run(args: argparse.Namespace) -> int:
     trusted = check_remote(args.host, args.allow_remote, args.trusted_host, accounts)
     check_port_free(args.host, args.port)
 
-    from mealwatch.memory import tune_allocator_for_serving
+    from mealwatch.memory import tune_allocator
 
-    tune_allocator_for_serving()
+    tune_allocator()
     import uvicorn
 
     from mealwatch.log import redact
