@@ -74,13 +74,18 @@ class MemoryReleaser:
 
 #: allocations from this size up get their own pages from the system, handed back when freed (glibc's M_MMAP_THRESHOLD)
 MMAP_THRESHOLD = 128 * 1024
+#: training's threshold: its steps allocate and free many blocks a second, and mapping every one from 128 KiB up
+#: costs the kernel more time than the step (docs/benchmarks.md, "Urgent cases in every language"); from 4 MiB up
+#: the largest (activations of a long batch, a validation pass's) still go back at once
+TRAINING_MMAP_THRESHOLD = 4 * 1024 * 1024
 #: heaps glibc may keep for the server's many request threads (its default is 8 per core), each fragmenting alone
 MALLOC_ARENAS = 2
 
 
-def tune_allocator() -> bool:
+def tune_allocator(mmap_threshold: int = MMAP_THRESHOLD) -> bool:
     """Set glibc's mmap threshold and arena count once, so that a freed tensor's memory goes back to the system
-    by itself (what ``mealwatch serve`` and training do at their start); True when set.
+    by itself (what ``mealwatch serve`` and training, with ``TRAINING_MMAP_THRESHOLD``, do at their start); True
+    when set.
 
     glibc raises its mmap threshold each time a large block is freed, so that after a few requests the
     model's activations come from the heap, where freed space of varied sizes (texts of every length,
@@ -93,6 +98,6 @@ def tune_allocator() -> bool:
         return False
     try:
         arenas = libc.mallopt(-8, MALLOC_ARENAS)  # -8: M_ARENA_MAX
-        return bool(libc.mallopt(-3, MMAP_THRESHOLD)) and bool(arenas)  # -3: M_MMAP_THRESHOLD
+        return bool(libc.mallopt(-3, mmap_threshold)) and bool(arenas)  # -3: M_MMAP_THRESHOLD
     except AttributeError:  # a C library without mallopt (musl)
         return False

@@ -26,7 +26,7 @@ from ..encoders import encoder_folder
 from ..decisions import decided_targets, tuned_macro_f1
 from .evaluation import evaluate_pipeline
 from ..pipeline import Pipeline
-from ..memory import MemoryReleaser, tune_allocator
+from ..memory import TRAINING_MMAP_THRESHOLD, MemoryReleaser, tune_allocator
 from .ngram_training import FusionChoice, add_ngram_channel, add_translit_view, fit_language_id
 from ..review import ReviewPolicy, choose_form_margins, choose_margin, language_quality
 from ..severity import SEVERITY_LEVELS, choose_grave_threshold
@@ -266,7 +266,7 @@ def train(
     """
     args = args or TrainingArguments()
     _check_compatible(train_set, validation_set)
-    tune_allocator()  # freed activations go back to the system: the peak stays that of one step, not of many
+    tune_allocator(TRAINING_MMAP_THRESHOLD)  # large freed blocks go back to the system at once
     threads = torch.get_num_threads()
     if args.threads:
         torch.set_num_threads(args.threads)
