@@ -277,34 +277,33 @@ def _check_text(path: Path, row: _Row, column: str) -> str:
     return row.text.strip()
 
 
+def _choice(path: Path, row: _Row, column: str, value: Any, choices: Sequence[str], empty: str,
+            kind: str = "one") -> str | None:  # fmt: skip
+    """An optional column's value, one of ``choices`` (``kind`` names what they are); None for an empty cell (which
+    means ``empty``)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str) or value.strip() not in choices:
+        raise DataError(path, row.line, f"{column!r} is {value!r}",
+                        f"expected {kind} of {', '.join(choices)}, or an empty cell ({empty})")  # fmt: skip
+    return value.strip()
+
+
 def _check_script(path: Path, row: _Row) -> str | None:
     """The row's script, if the file gives one (an empty cell means "detect it")."""
-    if row.script is None or (isinstance(row.script, str) and not row.script.strip()):
-        return None
-    if not isinstance(row.script, str) or row.script.strip() not in SCRIPTS:
-        raise DataError(path, row.line, f"{SCRIPT_COLUMN!r} is {row.script!r}",
-                        f"expected one of {', '.join(SCRIPTS)} or an empty cell (detected from the text)")  # fmt: skip
-    return row.script.strip()
+    return _choice(path, row, SCRIPT_COLUMN, row.script, SCRIPTS, "detected from the text")
 
 
 def _check_language(path: Path, row: _Row) -> str | None:
-    """The row's language, if the file gives one (an empty cell means "detect it")."""
-    if row.language is None or (isinstance(row.language, str) and not row.language.strip()):
-        return None
-    if not isinstance(row.language, str) or row.language.strip() not in LANGUAGES:
-        raise DataError(path, row.line, f"{LANGUAGE_COLUMN!r} is {row.language!r}", "expected an ISO 639-1 code, "
-                        f"one of {', '.join(LANGUAGES)}, or an empty cell (detected from the text)")  # fmt: skip
-    return row.language.strip()
+    """The row's language (an ISO 639-1 code), if the file gives one (an empty cell means "detect it")."""
+    return _choice(
+        path, row, LANGUAGE_COLUMN, row.language, list(LANGUAGES), "detected from the text", "an ISO 639-1 code, one"
+    )
 
 
 def _check_severity(path: Path, row: _Row) -> str | None:
     """The row's severity level, if the file gives one (an empty cell: not annotated)."""
-    if row.severity is None or (isinstance(row.severity, str) and not row.severity.strip()):
-        return None
-    if not isinstance(row.severity, str) or row.severity.strip() not in SEVERITY_LEVELS:
-        raise DataError(path, row.line, f"{SEVERITY_COLUMN!r} is {row.severity!r}",
-                        f"expected one of {', '.join(SEVERITY_LEVELS)} or an empty cell (not annotated)")  # fmt: skip
-    return row.severity.strip()
+    return _choice(path, row, SEVERITY_COLUMN, row.severity, SEVERITY_LEVELS, "not annotated")
 
 
 def _check_children(path: Path, row: _Row) -> int | None:
