@@ -2,14 +2,15 @@
 
     python benchmarks/triage.py [--model DIR] [--split test|validation] [--day 240]
 
-Prints, per language form (``ta`` in its script, ``ta-latn`` typed in Latin letters, ``hi-latn``, ``en``, ...) of the
-bundled complaints and the ten other languages' split: the labels' macro-F1, the grave mark (a death or a hospital
-admission: how many there are, recall, precision), clinic visits marked grave, children counted exactly where
-the text states a number, the language identified, and the review flag (share flagged, error rate among flagged
-and unflagged, their ratio) — with the issue's targets checked. Then the queue: a mixed day of ``--day`` complaints
-of the split in every form (every grave one among them) is saved through the pipeline into a fresh SQLite log and
-read back in triage order; it counts the pairs in which a complaint without illness ranks above a death or a
-hospital admission (target 0). Settings are chosen on ``--split validation``; the test split is read once per run.
+Prints, per language form (``ta`` in its script, ``ta-latn`` typed in Latin letters, ``hi-latn``, ``en``, ...) of
+the bundled complaints and the ten other languages' split: the labels' macro-F1, the grave mark (a death or a
+hospital admission: how many there are, recall, precision), clinic visits marked grave, children counted exactly
+where the text states a number, the language identified, and the review flag (share flagged, error rate among
+flagged and unflagged, their ratio) — with the issue's targets checked. Then the queue: a mixed day of ``--day``
+complaints of the split in every form (a quarter of it deaths and admissions, the rest drawn from the other
+complaints) is saved through the pipeline into a fresh SQLite log and read back in triage order; it counts the pairs
+in which a complaint without illness ranks above a death or a hospital admission (target 0). Settings are chosen on
+``--split validation``; the test split is read once per run.
 """
 
 from __future__ import annotations
@@ -65,7 +66,9 @@ def queue_day(pipeline: Pipeline, dataset, size: int, seed: int = 0) -> tuple[in
     examples = [e for e in dataset.examples if e.severity is not None]
     grave = [e for e in examples if e.severity in GRAVE_LEVELS]
     rest = [e for e in examples if e.severity not in GRAVE_LEVELS]
-    day = grave + rng.sample(rest, max(0, min(len(rest), size - len(grave))))
+    taken = rng.sample(grave, min(len(grave), size // 4))  # a quarter of the day grave, the rest any other
+    day = taken + rng.sample(rest, max(0, min(len(rest), size - len(taken))))
+    grave = taken
     rng.shuffle(day)
     truth = {e.text: e.severity for e in day}
     with tempfile.TemporaryDirectory() as folder:
