@@ -40,7 +40,7 @@ def test_bundled_data_brings_its_parallel_renderings_and_other_data_none(tmp_pat
     assert {"ta", "bn", "ur"} <= set(bundled["train"].languages()) and {"ta"} <= set(bundled["test"].languages())
     complaints_only = load_training_data(None, languages=False)
     assert "ta" not in complaints_only["validation"].languages()
-    assert len(bundled["validation"]) == len(complaints_only["validation"]) + 160
+    assert len(bundled["validation"]) == len(complaints_only["validation"]) + 900  # 90 per language (66 + 24)
     (tmp_path / "mine.csv").write_text("text,labels\n" + "a lizard in the dal,foreign_object\n" * 3, encoding="utf-8")
     assert default_parallel({"train": load_training_data(tmp_path / "mine.csv")["train"]}) == []
 
