@@ -64,14 +64,21 @@ def check_children(value: str) -> bool:
     return value == "" or value == "all" or (value.isdigit() and int(value) > 0)
 
 
-def check_new(path: Path, code: str) -> int:
-    problems: list[str] = []
+def read_rows(path: Path, columns: list[str]) -> list[dict[str, str]] | None:
+    """The file's rows; None (and the reason printed) when its header is not ``columns``."""
     with open(path, encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
-        if reader.fieldnames != NEW_COLUMNS:
-            print(f"{path}: the header must be {','.join(NEW_COLUMNS)}, not {reader.fieldnames}")
-            return 1
-        rows = list(reader)
+        if reader.fieldnames != columns:
+            print(f"{path}: the header must be {','.join(columns)}, not {reader.fieldnames}")
+            return None
+        return list(reader)
+
+
+def check_new(path: Path, code: str) -> int:
+    problems: list[str] = []
+    rows = read_rows(path, NEW_COLUMNS)
+    if rows is None:
+        return 1
     seen = known_texts()
     for row in rows:  # once merged, the file's own rows are in the splits: not a repeat of themselves
         key = normalize(row["text"] or "")
@@ -138,16 +145,15 @@ def check_new(path: Path, code: str) -> int:
 
 
 def check_existing(path: Path, code: str) -> int:
+    written = path.with_name(f"{code}.csv")  # once merged, its rows are in the splits too: not the first release
+    new = {r["text"] for r in read_rows(written, NEW_COLUMNS) or []} if written.is_file() else set()
     texts = []
     for split in ("train", "validation", "test"):
         with open(ROOT / "data" / "languages" / f"{split}.csv", encoding="utf-8", newline="") as f:
-            texts += [r["text"] for r in csv.DictReader(f) if r["language"] == code]
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != EXISTING_COLUMNS:
-            print(f"{path}: the header must be {','.join(EXISTING_COLUMNS)}")
-            return 1
-        rows = list(reader)
+            texts += [r["text"] for r in csv.DictReader(f) if r["language"] == code and r["text"] not in new]
+    rows = read_rows(path, EXISTING_COLUMNS)
+    if rows is None:
+        return 1
     problems = []
     given = Counter(r["text"] for r in rows)
     for t in texts:

@@ -64,7 +64,7 @@ class Prediction:
     review_reasons: list[str] = field(default_factory=list)  # why a person should check it (see mealwatch.review)
     language: str | None = None  # ISO 639-1 code of the text's language (``languages.detect_language``)
     severity: str | None = None  # the worst that happened to a child (``severity.SEVERITY_LEVELS``)
-    children: int = 0  # how many children it names (``severity.children_named``; ``ALL_CHILDREN``: all of them)
+    children: int = 0  # how many children it names (``children.children_named``; ``ALL_CHILDREN``: all of them)
 
     @property
     def needs_review(self) -> bool:

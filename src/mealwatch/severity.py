@@ -10,8 +10,9 @@ The **level** is the worst a complaint says happened to a child, one of ``SEVERI
     death     a child died
 
 A trained model reads the level (``Classifier``'s severity head, trained on the annotated complaints of every
-language); ``keyword_level`` is the rule used for a model that has no such head: a hospital or death word of
-``DEATH_OR_HOSPITAL`` (English, romanised Hindi, Devanagari) gives ``hospital``, the ``illness`` label ``unwell``.
+language); ``keyword_level`` is the rule used for a model that has no such head: a death word (``DEATH_WORDS``:
+English, romanised Hindi, Devanagari) gives ``death``, a hospital word (``HOSPITAL_WORDS``) ``hospital``, the
+``illness`` label ``unwell``.
 
 The **children** named are read from the words in every language mealwatch identifies (``children.children_named``:
 digits of any Indian script, number words, "all the children").
@@ -49,11 +50,6 @@ def level_rank(level: str) -> int:
         return SEVERITY_LEVELS.index(level)
     except ValueError:
         raise ValueError(f"unknown severity level {level!r}: expected one of {', '.join(SEVERITY_LEVELS)}") from None
-
-
-def is_grave(level: str) -> bool:
-    """Whether ``level`` is a death or a hospital admission."""
-    return level in GRAVE_LEVELS
 
 
 # ---------------------------------------------------------------------------- the rule for models without a head

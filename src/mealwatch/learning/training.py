@@ -71,9 +71,7 @@ class TrainingArguments:
     bf16: bool | None = None  # bfloat16 autocast for the training steps; None: when the CPU has native bf16
     ngram_channel: bool = True  # fit the n-gram channel and fuse it at the weight validation prefers (0: not kept)
     translit_view: bool = True  # read romanised Hindi also in Devanagari, fused at the weight validation prefers
-    severity_weight: float = (
-        1.0  # the severity head's share of the loss (trained when the data is annotated; 0: no head)
-    )
+    severity_weight: float = 1.0  # the severity head's share of the loss (0: no head; needs annotated data)
     language_id: bool = True  # fit the identifier of Latin-letter languages on the training split (``language_id``)
 
     def __post_init__(self) -> None:
