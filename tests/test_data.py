@@ -267,3 +267,18 @@ def test_language_column_read_checked_or_detected(tmp_path):
     bad = write(tmp_path, "bad.csv", "text,labels,language\nसोर,foreign_object,tamil\n")
     with pytest.raises(DataError, match=r"bad.csv, line 2: 'language' is 'tamil'; expected an ISO 639-1 code"):
         read_dataset(bad)
+
+
+def test_severity_and_children_columns_read_checked_and_refused_in_words(tmp_path):
+    path = write(tmp_path, "s.csv", "text,labels,severity,children\n"
+                 "பன்னிரண்டு குழந்தைகள் மருத்துவமனையில்,illness,hospital,12\nसभी बच्चे बीमार,illness,unwell,all\n"
+                 "no dal today,menu_not_followed,,\n")  # fmt: skip
+    dataset = read_dataset(path)
+    assert [(e.severity, e.children) for e in dataset.examples] == [("hospital", 12), ("unwell", 9_999), (None, 0)]
+    assert dataset.severities().tolist() == [3, 1, -1]  # not annotated: -1, left out of the severity loss
+    bad = write(tmp_path, "bad.csv", "text,labels,severity,children\nx,illness,icu,2\n")
+    with pytest.raises(DataError, match=r"bad.csv, line 2: 'severity' is 'icu'; expected one of none, unwell"):
+        read_dataset(bad)
+    bad = write(tmp_path, "bad2.csv", "text,labels,severity,children\nx,illness,clinic,many\n")
+    with pytest.raises(DataError, match=r"bad2.csv, line 2: 'children' is 'many'; expected a whole number"):
+        read_dataset(bad)
