@@ -206,9 +206,25 @@ def test_the_romanised_view_carries_devanagari_training_words_to_latin_text():
     with_view = fit_ngram_channel(train, validation, features=AS_WRITTEN + ROMANISED).probabilities(texts)[:, 0]
     with_fold = fit_ngram_channel(train, validation, features=AS_WRITTEN + FOLDED).probabilities(texts)[:, 0]
     assert (as_written < 0.5).all()  # the text as written: "ulti" is nothing it knows; it leans to the other label
-    by_default = fit_ngram_channel(train, validation).probabilities(texts)[:, 0]  # the folded view alone
+    by_default = fit_ngram_channel(train, validation).probabilities(texts)[:, 0]  # the every-script view
     assert (with_view > 0.5).all() and (with_fold > 0.5).all() and (by_default > 0.5).all()  # "उल्टी" is "ulti"
     assert (with_view > as_written).all()
+
+
+def test_the_every_script_view_carries_telugu_and_tamil_training_words_to_latin_letters():
+    # "vomiting" is seen in training only in Telugu and Tamil script; Latin "ledu" and "bhojanam" only with no meal
+    labels = ["illness", "meal_not_served"]
+    rows = [("పిల్లలకు వాంతులు", "illness"), ("వాంతులు అయ్యాయి", "illness"), ("குழந்தைகளுக்கு வாந்தி", "illness"),
+            ("வாந்தி மயக்கம்", "illness"), ("ivala bhojanam ledu", "meal_not_served"), ("bhojanam ledu", "meal_not_served"),
+            ("saapadu illai", "meal_not_served"), ("inniki saapadu illai", "meal_not_served")]  # fmt: skip
+    train = dataset(rows, False, labels)
+    validation = dataset([("వాంతులు", "illness"), ("bhojanam ledu", "meal_not_served")], False, labels)
+    texts = ["pillalaku vantulu", "kuzhandhaigalukku vaanthi"]
+    folded = fit_ngram_channel(train, validation, features=FOLDED).probabilities(texts)[:, 0]  # P(illness)
+    by_default = fit_ngram_channel(train, validation).probabilities(texts)[:, 0]  # the every-script view
+    assert [b.view for b in fit_ngram_channel(train, validation).blocks] == ["every-script-folded"] * 2
+    assert (folded < 0.5).all()  # Devanagari alone romanised: the Telugu and Tamil words stay apart from Latin ones
+    assert (by_default > 0.5).all()  # "వాంతులు" is "vantulu", "வாந்தி" shares "van", "ant" with "vaanthi"
 
 
 def test_broken_channel_files_give_clear_errors(tmp_path):

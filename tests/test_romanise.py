@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mealwatch.romanise import fold_spelling, romanise, romanise_text
+from mealwatch.romanise import fold_spelling, romanise, romanise_every_script, romanise_text, to_devanagari
 
 WORDS = {
     "खाना": "khana", "उल्टी": "ulti", "दाल": "dal", "सब्ज़ी": "sabzi", "बच्चों": "bachchon", "खिचड़ी": "khichdi",
@@ -71,3 +71,32 @@ def test_the_fold_changes_latin_letters_only():
     assert fold_spelling("दाल ZYAADA thi, 2 बच्चे 😡") == "दाल jyada thi, 2 बच्चे 😡"
     assert fold_spelling(romanise_text("बच्चे")) == fold_spelling("bacche") == "bache"  # the two scripts meet
     assert fold_spelling("") == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ছেলেরা বমি করেছে", "chhelera bami karechhe"),  # Bengali
+        ("ਬੱਚਿਆਂ ਨੂੰ ਉਲਟੀ", "bachian nun ulti"),  # Gurmukhi: the addak is dropped, the tippi is a nasal
+        ("બાળકોને ઉલટી", "balkone ulti"),  # Gujarati
+        ("ପିଲାମାନଙ୍କୁ ବାନ୍ତି", "pilamananku banti"),  # Odia
+        ("பிள்ளைகள் வாந்தி", "pillaikal vanti"),  # Tamil
+        ("పిల్లలకు వాంతులు", "pillalku vantulu"),  # Telugu
+        ("ಮಕ್ಕಳಿಗೆ ವಾಂತಿ", "makkalige vanti"),  # Kannada
+        ("കുട്ടികൾക്ക് ഛർദ്ദി", "kuttikalkk chharddi"),  # Malayalam: chillus are dead consonants
+    ],
+)
+def test_every_indian_script_but_urdus_is_romanised_through_devanagari(text, expected):
+    assert romanise_every_script(text) == expected
+
+
+def test_every_script_romanisation_keeps_latin_devanagari_and_urdu_as_romanise_text_does():
+    text = "खाना ठंडा था, khana thanda tha, کھانا ٹھنڈا تھا 🙁"
+    assert romanise_every_script(text) == romanise_text(text)
+    assert to_devanagari("کھانا ٹھنڈا") == "کھانا ٹھنڈا"
+
+
+def test_letters_without_a_devanagari_twin_are_written_as_the_sound_they_make():
+    assert to_devanagari("ൻ") == "न\u094d"  # Malayalam chillu n
+    assert to_devanagari("ৎ") == "त\u094d"  # Bengali khanda ta
+    assert to_devanagari("௧௨") == "१२"  # Tamil digits are Devanagari digits

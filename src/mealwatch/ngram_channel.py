@@ -14,9 +14,12 @@ macro-F1). Its probabilities are fused with the encoder's:
 
 A block reads the text through a *view*: the text as written (``text``), or its one-script form
 (``romanised``: Devanagari written in Latin letters as Hinglish is typed, ``romanise.romanise_text``; ``folded``:
-that, with common spelling variants made one, ``romanise.fold_spelling``), so that "उल्टी" in training meets
-"ulti" and "ultee" in use. A view is features only: the text itself is never changed. The default blocks
-(``FEATURES``) read the folded view; channels saved before views existed read the text as written.
+that, with common spelling variants made one, ``romanise.fold_spelling``; ``every-script-folded``: the same for
+the scripts of Bengali, Punjabi, Gujarati, Odia, Tamil, Telugu, Kannada and Malayalam too,
+``romanise.romanise_every_script``), so that "उल्टी" in training meets "ulti" and "ultee" in use, and "வாந்தி" meets
+"vaanthi". A view is features only: the text itself is never changed. The default blocks (``FEATURES``) read the
+every-script folded view; a saved channel reads the view each of its blocks names (channels saved before views
+existed read the text as written).
 
 The weight ``w`` is chosen on the validation split (``ngram_training``: fitting, and the weight; 0
 switches the channel off) and the decision thresholds tuned again for the fused probabilities. The encoder
@@ -36,7 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .romanise import fold_spelling, romanise_text
+from .romanise import fold_spelling, romanise_every_script, romanise_text
 from .transformer import CheckpointError
 
 #: the files' stem in a model folder (another channel of the same format, such as ``language_id``, has its own)
@@ -49,6 +52,7 @@ VIEWS: dict[str, Callable[[str], str]] = {
     "text": lambda text: text,
     "romanised": romanise_text,
     "folded": lambda text: fold_spelling(romanise_text(text)),
+    "every-script-folded": lambda text: fold_spelling(romanise_every_script(text)),
 }
 #: a word: two or more word characters, Devanagari vowel signs, viramas and nuktas included (scikit-learn's
 #: default ``\w\w+`` cuts "कीड़े" at every vowel sign: combining marks are not ``\w`` to Python's ``re``);
@@ -68,9 +72,9 @@ class BlockSpec(NamedTuple):
 #: the TF-IDF baseline's blocks (word 1-2-grams, Devanagari-aware, and char_wb 2-5-grams) on the text as written:
 #: the channel before the views existed (every format-1 file)
 AS_WRITTEN = (BlockSpec("word", (1, 2), WORD_PATTERN), BlockSpec("char_wb", (2, 5), None))
-#: the blocks fitted by default: the same two on the folded view, the one that scored best on validation
-#: (docs/multilingual.md, benchmarks/transliteration.py)
-FEATURES = tuple(spec._replace(view="folded") for spec in AS_WRITTEN)
+#: the blocks fitted by default: the same two on the every-script folded view, the one that scored best on validation
+#: (docs/multilingual.md, docs/benchmarks.md)
+FEATURES = tuple(spec._replace(view="every-script-folded") for spec in AS_WRITTEN)
 
 
 @dataclass

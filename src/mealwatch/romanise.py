@@ -63,6 +63,57 @@ def romanise_text(text: str) -> str:
     return DEVANAGARI_RUN.sub(lambda m: romanise(m.group(0)), text)
 
 
+#: the Brahmi-derived scripts of the ten languages besides Hindi and Marathi (Bengali to Malayalam), whose Unicode
+#: blocks follow Devanagari's layout letter for letter
+INDIC_BLOCKS = {"BENGALI": 0x0980, "GURMUKHI": 0x0A00, "GUJARATI": 0x0A80, "ORIYA": 0x0B00, "TAMIL": 0x0B80,
+                "TELUGU": 0x0C00, "KANNADA": 0x0C80, "MALAYALAM": 0x0D00}  # fmt: skip
+#: letters and signs whose Unicode name has no Devanagari twin, by the name's part after the script, written as
+#: the Devanagari that sounds like them ("" drops a sign that only doubles or decorates)
+_NO_TWIN = {
+    "LETTER EE": "ए", "LETTER OO": "ओ", "VOWEL SIGN EE": "\u0947", "VOWEL SIGN OO": "\u094b",
+    "LETTER KHANDA TA": "त\u094d", "LETTER RA WITH MIDDLE DIAGONAL": "र", "LETTER RA WITH LOWER DIAGONAL": "व",
+    "SIGN BINDI": "\u0902", "TIPPI": "\u0902", "SIGN ADAK BINDI": "\u0901", "ADDAK": "", "IRI": "इ", "URA": "उ",
+    "SIGN YAKASH": "", "LETTER WA": "व", "LETTER TSA": "च", "LETTER DZA": "ज", "LETTER RRRA": "ऱ",
+    "LETTER NAKAARA POLLU": "न\u094d", "LETTER TTTA": "ट", "SIGN VERTICAL BAR VIRAMA": "\u094d",
+    "SIGN CIRCULAR VIRAMA": "\u094d", "LETTER DOT REPH": "र\u094d", "LETTER CHILLU M": "म\u094d",
+    "LETTER CHILLU Y": "य\u094d", "LETTER CHILLU LLL": "ऴ\u094d", "LETTER CHILLU NN": "ण\u094d",
+    "LETTER CHILLU N": "न\u094d", "LETTER CHILLU RR": "र\u094d", "LETTER CHILLU L": "ल\u094d",
+    "LETTER CHILLU LL": "ळ\u094d", "LETTER CHILLU K": "क\u094d", "SIGN COMBINING ANUSVARA ABOVE": "\u0902",
+    "SIGN COMBINING CANDRABINDU ABOVE": "\u0901", "LETTER VEDIC ANUSVARA": "\u0902",
+}  # fmt: skip
+
+
+@functools.cache
+def _to_devanagari_table() -> dict[int, str]:
+    """Each letter, sign and digit of ``INDIC_BLOCKS`` to the Devanagari of the same Unicode name (``_NO_TWIN``
+    where there is none); numbers, fractions and currency signs are left out and stay as written."""
+    table: dict[int, str] = {}
+    for script, start in INDIC_BLOCKS.items():
+        for code in range(start, start + 0x80):
+            name = unicodedata.name(chr(code), "")
+            if not name.startswith(script + " "):
+                continue
+            part = name[len(script) + 1 :]
+            try:
+                table[code] = unicodedata.lookup("DEVANAGARI " + part)
+            except KeyError:
+                if part in _NO_TWIN:
+                    table[code] = _NO_TWIN[part]
+    return table
+
+
+def to_devanagari(text: str) -> str:
+    """``text`` with Bengali, Gurmukhi, Gujarati, Odia, Tamil, Telugu, Kannada and Malayalam letters written as
+    the Devanagari letters of the same sound ("குழந்தை" -> "कुऴन्तै"); every other character kept."""
+    return unicodedata.normalize("NFC", text).translate(_to_devanagari_table())
+
+
+def romanise_every_script(text: str) -> str:
+    """``text`` with every run of an Indian script but Urdu's written in Latin letters (``to_devanagari``, then
+    ``romanise_text``): "ছেলেরা বমি করেছে" and "chelera bomi koreche" meet in one script."""
+    return romanise_text(to_devanagari(text))
+
+
 #: spelling variants folded together, in order: (pattern, replacement)
 _FOLDS = (
     (re.compile(r"c+h?c*h+"), "ch"),  # chh, cch, chch, cchh -> ch ("bachche", "bacche", "bachhe")
