@@ -178,13 +178,13 @@ def test_the_attention_page_and_the_triage_page_explain_alike(tokenizer, channel
 def test_the_devanagari_view_shares_the_encoders_part_word_for_word(any_tokenizer, channel):
     """A model that reads romanised Hindi also in Devanagari: the encoder's part is (1 − v)·IG(text) + v·IG(view),
     the view's word i scoring the text's word i, and the scores still add up to the decision shown."""
-    from mealwatch.transliteration import DevanagariLexicon
+    from mealwatch.transliteration import NativeScriptView
 
-    lexicon = DevanagariLexicon.from_texts(["खिचड़ी में छिपकली गिरी थी", "बच्चे उल्टी कर रहे है"])
+    lexicon = NativeScriptView.from_texts(["खिचड़ी में छिपकली गिरी थी", "बच्चे उल्टी कर रहे है"], ["hi", "hi"])
     pipeline = tiny_pipeline(any_tokenizer, channel, 0.6)
     pipeline.fuse_translit_view(lexicon, 0.7, pipeline.thresholds())
     text = TEXTS[0]
-    view = lexicon.view(text)
+    view = lexicon.view(text, "hi")
     assert view != text and len(view.split()) == len(text.split())
     [p] = pipeline.predict([text])
     labels = [p.labels or ["illness"]]

@@ -41,7 +41,7 @@ from .severity import decide_severity, keyword_level
 from .tokenizer import TokenizedBatch, Tokenizer
 from .transformer import CheckpointError, Encoder
 from .transformer.checkpoint import WEIGHTS_FILE
-from .transliteration import DevanagariLexicon
+from .transliteration import NativeScriptView
 
 if TYPE_CHECKING:
     from .data import Dataset
@@ -104,7 +104,7 @@ class Pipeline:
         forward: Callable[..., Any] | None = None,
         mode: str = "fp32",
         ngram: NgramChannel | None = None,
-        translit: DevanagariLexicon | None = None,
+        translit: NativeScriptView | None = None,
         language_id: LanguageIdentifier | None = None,
     ) -> None:
         self.model = model
@@ -276,7 +276,7 @@ class Pipeline:
         self.ngram, self.config.ngram_weight, self.config.thresholds = channel, float(weight), thresholds
 
     def fuse_translit_view(
-        self, lexicon: DevanagariLexicon | None, weight: float, thresholds: list[float] | None
+        self, lexicon: NativeScriptView | None, weight: float, thresholds: list[float] | None
     ) -> None:
         """Read romanised Hindi also in Devanagari (``transliteration``) and fuse the two readings at ``weight``,
         deciding with ``thresholds`` (tuned for the fused probabilities); ``weight`` 0 or no lexicon: no view."""
@@ -359,18 +359,25 @@ class Pipeline:
             found = self.language_id.refine(texts, found)
         return found
 
+    def native_views(self, texts: Sequence[str]) -> list[str]:
+        """Each text as the model's transliteration view reads it (``transliteration.NativeScriptView``: typed in
+        Latin letters, read again in its language's script); the text itself where the model keeps no view."""
+        if self.translit is None or self.config.translit_weight <= 0:
+            return list(texts)
+        return [self.translit.view(t, language) for t, language in zip(texts, self.languages_of(texts))]
+
     @torch.inference_mode()
     def run(self, texts: Sequence[str], batch_size: int = 64) -> ModelRun:
         """The model run over ``texts``: (N, L) probabilities; per text, whether it was cut and its unreadable share.
 
-        The encoder's probabilities, fused with those of the Devanagari view of the texts it changes (when the
+        The encoder's probabilities, fused with those of the native-script view of the texts it changes (when the
         model keeps a transliteration view), then with the n-gram channel's (when it keeps one).
         """
         texts = list(texts)
         run = self._run_encoder(texts, batch_size)
         out = run.probabilities
         if self.translit is not None and self.config.translit_weight > 0:  # p = (1 − v) · p(text) + v · p(view)
-            views = [self.translit.view(t) for t in texts]
+            views = self.native_views(texts)
             changed = [i for i, (t, v) in enumerate(zip(texts, views)) if v != t]
             if changed:
                 seen = self._run_encoder([views[i] for i in changed], batch_size).probabilities  # (C, L)
@@ -531,7 +538,7 @@ class Pipeline:
             )
         check_digest(folder, WEIGHTS_FILE)  # a file damaged or altered inside its tensors is refused, never served
         model.load_state_dict(tensors, strict=True)
-        translit = DevanagariLexicon.load(folder) if config.translit_weight > 0 else None
+        translit = NativeScriptView.load(folder) if config.translit_weight > 0 else None
         return cls(model.eval(), Tokenizer.from_pretrained(folder), folder, ngram=ngram_channel_of(folder, config),
                    translit=translit, language_id=LanguageIdentifier.load(folder))  # fmt: skip
 

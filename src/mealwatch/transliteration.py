@@ -1,15 +1,17 @@
-"""Romanised Hindi read again in Devanagari: a second view of a complaint for the encoder.
+"""A complaint typed in Latin letters read again in its language's own script: a second view for the encoder.
 
 The multilingual encoder was pre-trained on far more Devanagari Hindi than on Hindi typed in Latin letters,
-so "khichdi me chhipkali giri thi" reads better to it as "खिचड़ी में छिपकली गिरी थी". A full transliterator
-would guess a spelling for every word; this one only looks words up. Its lexicon is learned from Devanagari
-text (the training data's own and the bundled complaints'): each Devanagari word is romanised as Hinglish is
-typed and its spelling folded (``romanise.romanise``, ``romanise.fold_spelling``), and that key points back
-to the word ("ulti", "ultee", "ulty" -> "उल्टी"). Romanisation guesses where Hindi drops a vowel, and typists
-disagree ("chhipakli", "chhipkali"), so a word of five letters or more not found as it is is looked up once
-more by its skeleton, its folded spelling without the letter "a" ("chpkli"). A Latin word of a romanised-Hindi
-or mixed text that is found becomes that Devanagari word; every other word, digit, emoji and punctuation mark
-stays as written, so the view has the original's words one for one:
+so "khichdi me chhipkali giri thi" reads better to it as "खिचड़ी में छिपकली गिरी थी"; so does Tanglish in Tamil
+script, and every other romanised language. A full transliterator would guess a spelling for every word; this
+one only looks words up. A lexicon per language is learned from the native-script words of that language's
+training texts (and, for Hindi, the bundled complaints'): each word is romanised as it is commonly typed and its
+spelling folded (``romanise.romanise_every_script``, ``romanise.fold_spelling``), and that key points back to the
+word ("ulti", "ultee", "ulty" -> "उल्टी"; "vanti", "vaanti" -> "வாந்தி"). Romanisation guesses where Hindi drops
+a vowel, and typists disagree ("chhipakli", "chhipkali"), so a word of five letters or more not found as it is
+is looked up once more by its skeleton, its folded spelling without the letter "a" ("chpkli"). A Latin word of a
+text typed (partly) in Latin letters that is found becomes that native word; every other word, digit, emoji and
+punctuation mark stays as written, so the view has the original's words one for one. A text's language is the pipeline's
+(``Pipeline.languages_of``: romanised Tamil is identified as Tamil):
 
     "aaj ki roti me plastic ki thaili mili"  ->  "आज की रोटी में plastic की थैली मिली"
 
@@ -23,21 +25,22 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .romanise import fold_spelling, romanise
+from .romanise import fold_spelling, romanise_every_script
 from .text import detect_script
 
 LEXICON_FILE = "transliteration.json"
-FORMAT_VERSION = 1
-#: a run of Devanagari letters and marks (a word of the lexicon)
-DEVANAGARI_WORD = re.compile(r"[\u0900-\u0963\u0971-\u097F]+")
+#: 1: one lexicon, Hindi's; 2: a lexicon per language
+FORMAT_VERSION = 2
+#: a run of letters and signs of an Indian script but Urdu's (a word of a lexicon); the danda (।, ॥) is punctuation
+NATIVE_WORD = re.compile(r"[\u0900-\u0963\u0966-\u0DFF]+")
 #: a Latin word of a text (what is looked up)
 LATIN_WORD = re.compile(r"[A-Za-z]+")
-#: scripts whose Latin words are Hindi (``text.detect_script``)
-VIEWED_SCRIPTS = ("latn-hi", "mixed")
+#: scripts (``text.detect_script``) whose Latin words the view rewrites, when the text's language has a lexicon
+VIEWED_SCRIPTS = ("latn-hi", "latn-en", "latn", "mixed")
 #: a word this long or longer is also looked up by its skeleton
 SKELETON_LENGTH = 5
 
@@ -48,20 +51,20 @@ def skeleton(key: str) -> str:
 
 
 @dataclass
-class DevanagariLexicon:
-    """Folded romanised spelling -> the Devanagari word most often written for it."""
+class Lexicon:
+    """One language's folded romanised spelling -> the word in its own script most often written for it."""
 
     table: dict[str, str] = field(default_factory=dict)
     loose: dict[str, str] = field(default_factory=dict)  # skeleton -> word, for keys of SKELETON_LENGTH letters or more
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str]) -> "DevanagariLexicon":
-        """Learn the lexicon from the Devanagari words of ``texts`` (the most frequent word wins a shared key)."""
-        counts = Counter(w for t in texts for w in DEVANAGARI_WORD.findall(t))
+    def from_texts(cls, texts: Iterable[str]) -> "Lexicon":
+        """Learn the lexicon from the native-script words of ``texts`` (the most frequent word wins a shared key)."""
+        counts = Counter(w for t in texts for w in NATIVE_WORD.findall(t))
         table: dict[str, str] = {}
         loose: dict[str, str] = {}
         for word, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])):  # most frequent first
-            key = fold_spelling(romanise(word))
+            key = fold_spelling(romanise_every_script(word))
             if len(key) >= 2 and key.isascii() and key.isalpha():
                 table.setdefault(key, word)
                 if len(key) >= SKELETON_LENGTH:
@@ -69,7 +72,7 @@ class DevanagariLexicon:
         return cls(table, loose)
 
     def lookup(self, word: str) -> str | None:
-        """The Devanagari word for a Latin ``word``: by its folded spelling, else (when long) by its skeleton."""
+        """The native word for a Latin ``word``: by its folded spelling, else (when long) by its skeleton."""
         key = fold_spelling(word.lower())
         found = self.table.get(key)
         if found is None and len(key) >= SKELETON_LENGTH:
@@ -79,31 +82,51 @@ class DevanagariLexicon:
     def __len__(self) -> int:
         return len(self.table)
 
-    def applies(self, text: str) -> bool:
-        """Whether ``text`` is romanised Hindi or mixed script, whose Latin words the view rewrites."""
-        return detect_script(text) in VIEWED_SCRIPTS
+    def rewrite(self, text: str) -> str:
+        """``text`` with every Latin word the lexicon knows written in its script, every other character kept."""
+        return LATIN_WORD.sub(lambda m: self.lookup(m.group(0)) or m.group(0), text) if self.table else text
 
-    def view(self, text: str) -> str:
-        """``text`` with every Latin word the lexicon knows written in Devanagari (unchanged when it does not
-        ``apply``)."""
-        if not self.table or not self.applies(text):
+    def to_dict(self) -> dict[str, dict[str, str]]:
+        return {"table": dict(sorted(self.table.items())), "loose": dict(sorted(self.loose.items()))}
+
+
+@dataclass
+class NativeScriptView:
+    """A lexicon per language: a complaint typed in Latin letters read again in its language's own script."""
+
+    lexicons: dict[str, Lexicon] = field(default_factory=dict)  # ISO 639-1 code -> its lexicon
+
+    @classmethod
+    def from_texts(cls, texts: Sequence[str], languages: Sequence[str]) -> "NativeScriptView":
+        """A lexicon for each language of ``languages`` whose ``texts`` have native-script words."""
+        by_language: dict[str, list[str]] = {}
+        for text, language in zip(texts, languages):
+            by_language.setdefault(language, []).append(text)
+        lexicons = {code: Lexicon.from_texts(group) for code, group in sorted(by_language.items())}
+        return cls({code: lexicon for code, lexicon in lexicons.items() if lexicon.table})
+
+    def applies(self, text: str, language: str | None) -> bool:
+        """Whether ``text`` in ``language`` is (partly) typed in Latin letters and the language has a lexicon."""
+        return language in self.lexicons and detect_script(text) in VIEWED_SCRIPTS
+
+    def view(self, text: str, language: str | None) -> str:
+        """``text`` with every Latin word its language's lexicon knows written in that language's script
+        (unchanged when the view does not ``apply``); word i of the view is word i of the text."""
+        if not self.applies(text, language):
             return text
-        return LATIN_WORD.sub(lambda m: self.lookup(m.group(0)) or m.group(0), text)
+        return self.lexicons[language].rewrite(text)
 
     def save(self, folder: str | Path) -> None:
         """Write ``transliteration.json`` into ``folder``."""
         from .atomic import write_text_atomically
 
-        data = {
-            "format": FORMAT_VERSION,
-            "table": dict(sorted(self.table.items())),
-            "loose": dict(sorted(self.loose.items())),
-        }
+        data = {"format": FORMAT_VERSION, "languages": {code: lex.to_dict() for code, lex in self.lexicons.items()}}
         write_text_atomically(Path(folder) / LEXICON_FILE, json.dumps(data, ensure_ascii=False, indent=0) + "\n")
 
     @classmethod
-    def load(cls, folder: str | Path) -> "DevanagariLexicon":
-        """Read ``transliteration.json`` from ``folder``; a damaged file is an error naming it."""
+    def load(cls, folder: str | Path) -> "NativeScriptView":
+        """Read ``transliteration.json`` from ``folder`` (a format-1 file is Hindi's lexicon); a damaged file is an
+        error naming it."""
         from .transformer import CheckpointError
 
         file = Path(folder) / LEXICON_FILE
@@ -113,9 +136,15 @@ class DevanagariLexicon:
             raise CheckpointError(f"{file} is missing: the model's config fuses a transliteration view") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise CheckpointError(f"{file} is not valid JSON: {e}") from e
-        ok = isinstance(data, dict) and data.get("format") == FORMAT_VERSION
-        tables = [data.get(name) for name in ("table", "loose")] if ok else [None]
-        if not all(isinstance(t, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in t.items())
-                   for t in tables):  # fmt: skip
-            raise CheckpointError(f"{file} is not a transliteration lexicon of format {FORMAT_VERSION}")
-        return cls(*tables)
+        version = data.get("format") if isinstance(data, dict) else None
+        languages = {"hi": data} if version == 1 else data.get("languages") if version == FORMAT_VERSION else None
+        if not isinstance(languages, dict) or not all(_is_lexicon(v) for v in languages.values()):
+            raise CheckpointError(f"{file} is not a transliteration lexicon of format 1 or {FORMAT_VERSION}")
+        return cls({code: Lexicon(v["table"], v["loose"]) for code, v in languages.items()})
+
+
+def _is_lexicon(data: object) -> bool:
+    """Whether ``data`` is a lexicon's two tables of strings."""
+    tables = [data.get(name) for name in ("table", "loose")] if isinstance(data, dict) else [None]
+    return all(isinstance(t, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in t.items())
+               for t in tables)  # fmt: skip

@@ -25,7 +25,7 @@ score), so a page can say which part each colour comes from. ``notices``:
   over the model's ``max_unreadable``); its colours would mean nothing — show the text without them;
 - ``approximate``: the scores miss the decision by more than a tenth of what they explain (|delta| over
   0.1·|P(text) − P(nothing)|, and over 0.01): integrated gradients needed more steps;
-- ``view_not_shown``: the Devanagari view of the text did not split into the same words as the text, so its
+- ``view_not_shown``: the native-script view of the text did not split into the same words as the text, so its
   part of the decision is not among the colours (the text's own reading is).
 """
 
@@ -97,11 +97,11 @@ def why(
 def encoder_scores(
     pipeline: "Pipeline", texts: list[str], batch: "TokenizedBatch", labels: list[list[str]], steps: int
 ) -> list[WordScores]:
-    """Integrated gradients of the encoder's probabilities; for a text the model's Devanagari view changes, the
+    """Integrated gradients of the encoder's probabilities; for a text the model's native-script view changes, the
     text's and the view's, weighted as they are fused (word i of the view scores word i of the text)."""
     plain = integrated(pipeline, texts, batch, labels, steps)
-    lexicon, v = pipeline.translit, float(pipeline.config.translit_weight)
-    views = [lexicon.view(t) for t in texts] if lexicon is not None and v > 0 else list(texts)
+    v = float(pipeline.config.translit_weight)
+    views = pipeline.native_views(texts)
     changed = [i for i, (t, seen) in enumerate(zip(texts, views)) if seen != t]
     if not changed:
         return plain

@@ -6,7 +6,7 @@
 - ``training_run``: one run of ``mealwatch train``, whole: reads the training data, trains, saves the run with its
   evaluation beside it.
 - ``ngram_training``: fits the n-gram channel (``tuned_logistic``) and chooses its fusion weight on validation; the
-  same for the Devanagari view of romanised Hindi; fits the identifier of Latin-letter languages.
+  same for the native-script view of romanised text; fits the identifier of Latin-letter languages.
 - ``evaluation``: evaluation reports — scikit-learn metrics, a bootstrap interval for macro-F1, scores per script
   and language, plots.
 - ``triage_evaluation``: per language form, the grave mark's recall and precision, children counted, the language

@@ -1,5 +1,5 @@
 """Fitting the n-gram channel (``ngram_channel``) and choosing its fusion weight on validation; the same choice
-for the Devanagari view of romanised Hindi (``transliteration``); the identifier of Latin-letter languages
+for the native-script view of romanised text (``transliteration``); the identifier of Latin-letter languages
 (``language_id``), an n-gram model of the same kind.
 
 The channel is fitted by ``tuned_logistic`` (balanced class weights, C chosen by validation macro-F1 — the rule
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 #: the fusion weights tried on validation (ties go to the smaller weight: the encoder alone first)
 WEIGHT_GRID = tuple(round(0.1 * k, 1) for k in range(9))
-#: the Devanagari view's weights: up to 1, the view alone for the texts it changes
+#: the native-script view's weights: up to 1, the view alone for the texts it changes
 VIEW_GRID = tuple(round(0.1 * k, 1) for k in range(11))
 #: logit given to a label the training split never showed (single-label data): probability ~0
 ABSENT_LOGIT = -30.0
@@ -191,39 +191,43 @@ def add_ngram_channel(
     return choice
 
 
-def lexicon_texts(train_set: "LabelledTexts") -> list[str]:
-    """The Devanagari the transliteration lexicon learns from: the training texts, and the bundled training
-    complaints with their Devanagari renderings (never a validation or test complaint)."""
+def lexicon_texts(train_set: "LabelledTexts") -> tuple[list[str], list[str]]:
+    """The texts the transliteration lexicons learn from, with each one's language: the training texts, and the
+    bundled training complaints with their Devanagari renderings (never a validation or test complaint)."""
     from ..data import bundled_data_dir, read_dataset, read_parallel
+    from ..languages import detect_language
 
     texts = list(train_set.texts)
+    languages = list(train_set.languages())
     train_file = bundled_data_dir() / "train.csv"
     if train_file.is_file():
-        texts += read_dataset(train_file).texts + [p.devanagari for p in read_parallel()]
-    return texts
+        extra = read_dataset(train_file).texts + [p.devanagari for p in read_parallel()]
+        texts += extra
+        languages += [detect_language(t) for t in extra]
+    return texts, languages
 
 
 def add_translit_view(
     pipeline: "Pipeline", train_set: "LabelledTexts", validation_set: "LabelledTexts",
     plain: np.ndarray | None = None,
 ) -> FusionChoice:  # fmt: skip
-    """Learn the Devanagari lexicon and fuse the view of the validation texts it changes at the weight validation
-    macro-F1 prefers (0: no view); texts it leaves as they are keep the encoder's probabilities. ``plain``: the
-    pipeline's (N, L) probabilities of the validation texts, when already known."""
-    from ..transliteration import DevanagariLexicon
+    """Learn a lexicon per language and fuse the native-script view of the validation texts it changes at the
+    weight validation macro-F1 prefers (0: no view); texts it leaves as they are keep the encoder's probabilities.
+    ``plain``: the pipeline's (N, L) probabilities of the validation texts, when already known."""
+    from ..transliteration import NativeScriptView
 
-    lexicon = DevanagariLexicon.from_texts(lexicon_texts(train_set))
     texts = list(validation_set.texts)
     if plain is None:
         plain = pipeline.probabilities(texts).numpy()  # (N, L)
-    views = [lexicon.view(t) for t in texts]
+    view = NativeScriptView.from_texts(*lexicon_texts(train_set))
+    views = [view.view(t, language) for t, language in zip(texts, pipeline.languages_of(texts))]
     changed = [i for i, (t, v) in enumerate(zip(texts, views)) if v != t]
     seen = plain.copy()  # (N, L): the view's probabilities where it changed the text
     if changed:
         seen[changed] = pipeline.probabilities([views[i] for i in changed]).numpy()
     choice = choose_weight(plain, seen, validation_set.targets(), pipeline.multi_label, VIEW_GRID)
-    choice.name = "Devanagari view"
-    pipeline.fuse_translit_view(lexicon, choice.weight, choice.thresholds)
+    choice.name = "native-script view"
+    pipeline.fuse_translit_view(view, choice.weight, choice.thresholds)
     return choice
 
 

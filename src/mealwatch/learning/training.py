@@ -96,7 +96,7 @@ class TrainingResult:
     seconds: float
     validation_report: "EvaluationReport | None" = field(default=None)
     fusion: FusionChoice | None = None  # the n-gram channel's weight chosen on validation, when one was fitted
-    translit: FusionChoice | None = None  # the Devanagari view's weight chosen on validation, when one was tried
+    translit: FusionChoice | None = None  # the native-script view's weight chosen on validation, when one was tried
 
 
 def build_pipeline(
