@@ -3,7 +3,17 @@
 import numpy as np
 import pytest
 
-from mealwatch.review import CATCH_TARGET, MAX_FLAGGED, ReviewPolicy, choose_margin, reasons, unreadable_shares
+from mealwatch.review import (
+    CATCH_TARGET,
+    MAX_FLAGGED,
+    ReviewPolicy,
+    calibrate,
+    choose_margin,
+    choose_risk_limits,
+    reasons,
+    unreadable_shares,
+    wrong_risk,
+)
 
 LABELS = ["illness", "spoiled_food", "other"]
 
@@ -91,4 +101,43 @@ def test_flagged_by_measured_language_quality():
     assert language_reason("ta", ReviewPolicy()) is None  # a model with no measured languages flags none
     why = reasons([0.9, 0.1], ["a", "b"], [0.5, 0.5], 0.0, policy, "ta")
     assert why == [TAMIL]
+    assert ReviewPolicy.from_dict(policy.to_dict()) == policy
+
+
+def test_wrong_risk_multiplies_the_calibrated_chances_of_each_decision_being_right():
+    # two labels at thresholds 0.5 and 0.2; identity calibration (a=1, b=0): q is the probability moved by the threshold
+    p = np.array([[0.8, 0.2], [0.5, 0.05]])
+    risk = wrong_risk(p, [0.5, 0.2], [[1.0, 0.0], [1.0, 0.0]])
+    # row 0: label 0 in with q = 0.8; label 1 exactly at its threshold: in, q = sigmoid(0) = 0.5 -> 1 - 0.8 * 0.5
+    # row 1: label 0 in at q = 0.5; label 1 out: z = logit(0.05) - logit(0.2), q = 1 / (1 + 19 / 4) -> 1 - q right
+    q = 1 / (1 + 19 / 4)
+    np.testing.assert_allclose(risk, [1 - 0.8 * 0.5, 1 - 0.5 * (1 - q)], rtol=1e-9)
+
+
+def test_calibration_learns_how_far_from_its_threshold_a_label_is_trustworthy():
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=2000)
+    truth = (rng.random(2000) < 1 / (1 + np.exp(-3 * z))).astype(int)  # the true chance sharper than the score says
+    p = 1 / (1 + np.exp(-z))  # threshold 0.5: z is the logit distance
+    targets = np.c_[truth, np.ones(2000, dtype=int)]  # a second label every row carries
+    [[a, b], constant] = calibrate(np.c_[p, p], targets, [0.5, 0.5])
+    assert a == pytest.approx(3, abs=0.4) and b == pytest.approx(0, abs=0.2)
+    assert constant == [1.0, 0.0]
+
+
+def test_risk_limits_flag_the_riskiest_share_and_cap_a_form_that_errs_more():
+    risk = np.r_[np.linspace(0, 0.5, 80), np.linspace(0.5, 1, 20), np.linspace(0.6, 1, 40)]
+    forms = ["hi"] * 100 + ["ta"] * 40
+    limit, by_form = choose_risk_limits(risk, forms)
+    assert (risk >= limit).mean() == pytest.approx(MAX_FLAGGED, abs=0.01)
+    assert set(by_form) == {"ta"} and (risk[100:] >= by_form["ta"]).mean() <= MAX_FLAGGED + 0.03
+
+
+def test_a_calibrated_policy_flags_by_risk_not_by_margin():
+    policy = ReviewPolicy(margin=0.3, calibration=[[1.0, 0.0], [1.0, 0.0]], max_risk=0.5, form_max_risk={"ta": 0.9})
+    close_but_sure = reasons([0.7, 0.05], ["a", "b"], [0.5, 0.5], 0.0, policy)
+    assert close_but_sure == []  # 0.7 is within the margin of 0.5, but the risk is 1 - 0.7 * 0.95 = 0.335
+    unsure = reasons([0.55, 0.45], ["a", "b"], [0.5, 0.5], 0.0, policy)
+    assert unsure == ["likely wrong: a 70% chance that a label is wrong or missing (calibrated when checked)"]
+    assert reasons([0.55, 0.45], ["a", "b"], [0.5, 0.5], 0.0, policy, form="ta") == []  # Tamil's own limit
     assert ReviewPolicy.from_dict(policy.to_dict()) == policy

@@ -8,17 +8,29 @@ A prediction ``needs_review`` when any of these holds, each with a reason a pers
   unreadable when it became the unknown token (``[UNK]``, ``<unk>``) or was cut into single letters
   (what an English WordPiece vocabulary does to Devanagari); the piece markers (WordPiece's ``##``,
   SentencePiece's ``▁``) and the unknown token are the tokenizer's own;
-- **close call**: the prediction's ``decisions.certainty`` is below the margin of its language form (``ta``,
-  ``ta-latn``, ...; ``languages.language_form``), or ``margin`` for a form without one: a label's probability lies
-  within the margin of its threshold (just in or just out), or, single-label, the two most probable labels are
-  within the margin of each other;
+- **likely wrong** (multi-label models that keep a calibration): the calibrated chance that at least one label
+  decision is wrong reaches the limit of its language form (``ta``, ``ta-latn``, ...; ``languages.language_form``),
+  or ``max_risk`` for a form without one (``wrong_risk``, below);
+- **close call** (models without a calibration): the prediction's ``decisions.certainty`` is below the margin of its
+  language form, or ``margin`` for a form without one: a label's probability lies within the margin of its
+  threshold (just in or just out), or, single-label, the two most probable labels are within the margin of each
+  other;
 - **language**: the text is written in a language the model was never checked on (no validation rows in it), or,
   for a policy that asks (``min_language_f1`` > 0, as models saved before per-form margins do), one whose measured
   quality is low.
 
-``margin`` and each form's margin are chosen on the validation split (``choose_margin``: where the model errs
-more, certainty must be higher to pass unflagged), and each language's quality is measured there
-(``language_quality``); all are saved with the model.
+The chance of a wrong label set is calibrated per label on the validation split (Platt scaling of the distance of
+the label's probability from its threshold, in logits) and multiplied out over the labels:
+
+    z_l    = logit(p_l) − logit(t_l)                        how far label l is from flipping      (L,)
+    q_l    = σ(a_l · z_l + b_l)                              calibrated P(label l applies)         (L,)
+    right  = Π_l (q_l if p_l ≥ t_l else 1 − q_l)             P(every decision right)
+    risk   = 1 − right
+
+``max_risk`` is the risk above which the riskiest ``MAX_FLAGGED`` of the validation rows lie, and a form whose own
+rows would be flagged more often gets its own, higher limit (``choose_risk_limits``); ``margin`` and each form's
+margin (models without a calibration) are chosen there too (``choose_margin``), and each language's quality is
+measured there (``language_quality``); all are saved with the model.
 """
 
 from __future__ import annotations
@@ -53,10 +65,17 @@ class ReviewPolicy:
     language_f1: dict[str, float] = field(default_factory=dict)  # ISO 639-1 code -> validation macro-F1 measured
     min_language_f1: float = 0.0  # > 0: flag a language measured below this (a blanket per language)
     form_margins: dict[str, float] = field(default_factory=dict)  # language form -> its own close-call margin
+    calibration: list[list[float]] = field(default_factory=list)  # per label [a_l, b_l] (``wrong_risk``); [] none
+    max_risk: float = 1.0  # flag when the calibrated chance of a wrong label set reaches this
+    form_max_risk: dict[str, float] = field(default_factory=dict)  # language form -> its own limit
 
     def margin_for(self, form: str | None) -> float:
         """The close-call margin of a text of language ``form`` (``margin`` for a form without its own)."""
         return self.form_margins.get(form, self.margin) if form is not None else self.margin
+
+    def max_risk_for(self, form: str | None) -> float:
+        """The risk limit of a text of language ``form`` (``max_risk`` for a form without its own)."""
+        return self.form_max_risk.get(form, self.max_risk) if form is not None else self.max_risk
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -134,7 +153,12 @@ def reasons(
         out.append(f"{unreadable:.0%} of the words are unreadable to this model's vocabulary "
                    "(unknown or cut into single letters)")  # fmt: skip
     margin = policy.margin_for(form)
-    close = certainty(p[None, :], thresholds)[0] < margin
+    calibrated = bool(policy.calibration) and thresholds is not None
+    close = not calibrated and certainty(p[None, :], thresholds)[0] < margin
+    if calibrated:
+        risk = float(wrong_risk(p[None, :], thresholds, policy.calibration)[0])
+        if risk >= policy.max_risk_for(form):
+            out.append(f"likely wrong: a {risk:.0%} chance that a label is wrong or missing (calibrated when checked)")
     if thresholds is not None:
         t = np.asarray(thresholds, dtype=float)
         if not (p >= t).any():
@@ -181,3 +205,52 @@ def choose_form_margins(probabilities: np.ndarray, targets: np.ndarray, decision
         if rows.sum() >= MIN_FORM_ROWS:
             out[form] = choose_margin(probabilities[rows], targets[rows], decisions[rows], thresholds)
     return out
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, dtype=float), 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def wrong_risk(probabilities: np.ndarray, thresholds: Sequence[float], calibration: Sequence[Sequence[float]]
+               ) -> np.ndarray:  # fmt: skip
+    """(N,) the calibrated chance that at least one label decision of each row is wrong, from (N, L) probabilities,
+    the labels' thresholds and each label's ``[a, b]`` (module docstring)."""
+    p = np.asarray(probabilities, dtype=float)  # (N, L)
+    z = _logit(p) - _logit(np.asarray(thresholds))[None, :]  # (N, L) distance from flipping, in logits
+    a, b = np.asarray(calibration, dtype=float).T  # (L,), (L,)
+    q = 1.0 / (1.0 + np.exp(-(a[None, :] * z + b[None, :])))  # (N, L) calibrated P(label applies)
+    right = np.where(z >= 0, q, 1.0 - q).prod(axis=1)  # (N,) P(every decision right)
+    return 1.0 - right
+
+
+def calibrate(probabilities: np.ndarray, targets: np.ndarray, thresholds: Sequence[float]) -> list[list[float]]:
+    """Each label's ``[a, b]``: a logistic regression of the (N, L) 0/1 ``targets`` on the logit distance of its
+    probability from its threshold (``[1, 0]`` for a label the rows never or always carry)."""
+    from sklearn.linear_model import LogisticRegression
+
+    z = _logit(probabilities) - _logit(np.asarray(thresholds))[None, :]  # (N, L)
+    out = []
+    for label in range(z.shape[1]):
+        y = targets[:, label]
+        if y.min() == y.max():
+            out.append([1.0, 0.0])
+            continue
+        fitted = LogisticRegression(C=1.0).fit(z[:, label : label + 1], y)
+        out.append([float(fitted.coef_[0, 0]), float(fitted.intercept_[0])])
+    return out
+
+
+def choose_risk_limits(risk: np.ndarray, forms: Sequence[str] | None = None) -> tuple[float, dict[str, float]]:
+    """(the risk limit above which the riskiest ``MAX_FLAGGED`` of the (N,) validation ``risk`` lie, each language
+    form's own higher limit where that share of its rows — ``MIN_FORM_ROWS`` or more — would otherwise be passed)."""
+    risk = np.asarray(risk, dtype=float)
+    limit = float(np.quantile(risk, 1 - MAX_FLAGGED))
+    by_form: dict[str, float] = {}
+    if forms is not None:
+        forms_array = np.asarray(forms)
+        for form in sorted(set(forms)):
+            rows = risk[forms_array == form]
+            if len(rows) >= MIN_FORM_ROWS and (rows >= limit).mean() > MAX_FLAGGED:
+                by_form[form] = float(np.quantile(rows, 1 - MAX_FLAGGED))
+    return limit, by_form

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="folder to save the model in (default: a new folder under $MEALWATCH_HOME/runs/, "
         "i.e. ~/.local/share/mealwatch/runs/)",
     )
-    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 4)")
+    p.add_argument("--epochs", type=int, help="maximum number of epochs (default: 6)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument(
         "--patience", type=int, help="stop after this many epochs without a better validation macro-F1 (default: 3)"

@@ -28,7 +28,15 @@ from .evaluation import evaluate_pipeline
 from ..pipeline import Pipeline
 from ..memory import TRAINING_MMAP_THRESHOLD, MemoryReleaser, tune_allocator
 from .ngram_training import FusionChoice, add_ngram_channel, add_translit_view, fit_language_id
-from ..review import ReviewPolicy, choose_form_margins, choose_margin, language_quality
+from ..review import (
+    ReviewPolicy,
+    calibrate,
+    choose_form_margins,
+    choose_margin,
+    choose_risk_limits,
+    language_quality,
+    wrong_risk,
+)
 from ..severity import SEVERITY_LEVELS, choose_grave_threshold
 from ..transformer.precision import cpu_has_bf16
 from ..tokenizer import Tokenizer
@@ -48,7 +56,7 @@ BUCKET_WINDOW = 50
 class TrainingArguments:
     """How to fine-tune; saved with the model in its config.json."""
 
-    epochs: int = 4
+    epochs: int = 6  # validation macro-F1 still rose at epoch 4 on the grown data (docs/benchmarks.md)
     batch_size: int = 16
     learning_rate: float = 1e-4  # encoder
     head_learning_rate: float = 1e-2  # the freshly initialised linear head learns faster
@@ -244,12 +252,19 @@ def lowest_layers_fixed(model: Classifier, n: int) -> Iterator[None]:
 def review_policy_on(
     pipeline: Pipeline, probs: np.ndarray, targets: np.ndarray, forms: Sequence[str] | None = None
 ) -> ReviewPolicy:
-    """The review policy whose close-call margins (overall, and per language form when ``forms`` are given) are
-    chosen on the pipeline's (N, L) probabilities ``probs`` of validation examples."""
+    """The review policy whose close-call margins and, for a multi-label model, risk calibration and limits (overall,
+    and per language form when ``forms`` are given) are chosen on the pipeline's (N, L) probabilities ``probs`` of
+    validation examples."""
     thresholds = pipeline.thresholds()
     decisions = decided_targets(probs, multi_label=pipeline.multi_label, thresholds=thresholds)
     by_form = choose_form_margins(probs, targets, decisions, thresholds, forms) if forms is not None else {}
-    return ReviewPolicy(margin=choose_margin(probs, targets, decisions, thresholds), form_margins=by_form)
+    policy = ReviewPolicy(margin=choose_margin(probs, targets, decisions, thresholds), form_margins=by_form)
+    if thresholds is not None:  # multi-label: the calibrated chance of a wrong label set decides the flag
+        policy.calibration = calibrate(probs, targets, thresholds)
+        policy.max_risk, policy.form_max_risk = choose_risk_limits(
+            wrong_risk(probs, thresholds, policy.calibration), forms
+        )
+    return policy
 
 
 def train(
