@@ -60,6 +60,14 @@ def test_decide_severity_marks_grave_at_the_threshold_and_chooses_it_for_recall(
     assert choose_grave_threshold(p, ["none", "none", "none"], levels) == 0.5  # nothing grave to find
 
 
+def test_a_complaint_labelled_illness_is_never_without_illness():
+    levels = list(SEVERITY_LEVELS)
+    p = np.array([[0.5, 0.1, 0.15, 0.2, 0.05], [0.5, 0.1, 0.15, 0.2, 0.05], [0.1, 0.1, 0.1, 0.1, 0.6]])
+    # the head's "none" gives way to the most probable of the other levels below grave when the labels say illness
+    assert decide_severity(p, levels, 0.5, ill=[True, False, True]) == ["clinic", "none", "death"]
+    assert decide_severity(p, levels, 0.25, ill=[True, False, False]) == ["hospital", "hospital", "death"]
+
+
 def test_the_severity_loss_of_a_batch_in_parts_is_the_whole_batchs():
     severities = np.array([0, 0, 0, 1, 3, -1, 4, 2])
     loss_fn = severity_loss_function(severities, len(SEVERITY_LEVELS))

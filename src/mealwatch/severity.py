@@ -147,13 +147,20 @@ def grave_probability(probabilities: np.ndarray, levels: Sequence[str]) -> np.nd
     return np.asarray(probabilities)[:, grave].sum(axis=1)
 
 
-def decide_severity(probabilities: np.ndarray, levels: Sequence[str], grave_threshold: float) -> list[str]:
+def decide_severity(
+    probabilities: np.ndarray, levels: Sequence[str], grave_threshold: float, ill: Sequence[bool] | None = None
+) -> list[str]:
     """Each row's level from (N, S) probabilities over ``levels``: the more probable of hospital and death when
-    their sum reaches ``grave_threshold``, else the most probable of the other levels."""
+    their sum reaches ``grave_threshold``, else the most probable of the other levels — other than ``none`` for a
+    row whose labels say children fell ill (``ill``: the ``illness`` label decided), so that labels and level agree
+    and a grave complaint the head misses still ranks above every complaint without illness."""
     p = np.asarray(probabilities, dtype=float)  # (N, S)
     grave_mask = np.array([level in GRAVE_LEVELS for level in levels])  # (S,)
     is_grave = grave_probability(p, levels) >= grave_threshold  # (N,)
-    masked = np.where(grave_mask[None, :] == is_grave[:, None], p, -1.0)  # (N, S) the allowed levels' probabilities
+    allowed = grave_mask[None, :] == is_grave[:, None]  # (N, S)
+    if ill is not None and "none" in levels:
+        allowed[np.asarray(ill, dtype=bool), levels.index("none")] = False  # (a grave row never allowed none anyway)
+    masked = np.where(allowed, p, -1.0)  # (N, S) the allowed levels' probabilities
     return [levels[i] for i in masked.argmax(axis=1)]
 
 
