@@ -60,12 +60,26 @@ def test_decide_severity_marks_grave_at_the_threshold_and_chooses_it_for_recall(
     assert choose_grave_threshold(p, ["none", "none", "none"], levels) == 0.5  # nothing grave to find
 
 
-def test_a_complaint_labelled_illness_is_never_without_illness():
+def test_level_and_illness_label_agree():
     levels = list(SEVERITY_LEVELS)
-    p = np.array([[0.5, 0.1, 0.15, 0.2, 0.05], [0.5, 0.1, 0.15, 0.2, 0.05], [0.1, 0.1, 0.1, 0.1, 0.6]])
-    # the head's "none" gives way to the most probable of the other levels below grave when the labels say illness
+    p = np.array([[0.5, 0.1, 0.15, 0.2, 0.05], [0.5, 0.1, 0.15, 0.2, 0.05], [0.1, 0.1, 0.2, 0.0, 0.6]])
+    # labelled ill: the head's "none" gives way to the most probable of the other levels below grave
     assert decide_severity(p, levels, 0.5, ill=[True, False, True]) == ["clinic", "none", "death"]
-    assert decide_severity(p, levels, 0.25, ill=[True, False, False]) == ["hospital", "hospital", "death"]
+    # not labelled ill: never grave (a hospital named about a cook); read as grave by the head, the most probable
+    # level between none and grave instead (the second row: P(grave) 0.25 marks it, the third 0.6)
+    assert decide_severity(p, levels, 0.25, ill=[True, False, False]) == ["hospital", "clinic", "clinic"]
+    assert decide_severity(p, levels, 0.5, ill=[True, False, False]) == ["clinic", "none", "clinic"]
+    assert decide_severity(p, levels, 0.25) == ["hospital", "hospital", "death"]  # no labels given: the head alone
+
+
+def test_the_grave_threshold_counts_recall_among_the_rows_that_can_be_marked():
+    levels = list(SEVERITY_LEVELS)
+    p = np.array([[0.0, 0.0, 0.1, 0.9, 0.0], [0.0, 0.0, 0.6, 0.4, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0]])
+    truth = ["hospital", "hospital", "hospital"]
+    assert choose_grave_threshold(p, truth, levels) == 0.4  # all three marked from 0.4 down
+    # the third row's labels miss illness: it cannot be marked at any threshold, so recall is over the first two
+    assert choose_grave_threshold(p, truth, levels, ill=[True, True, False]) == 0.4
+    assert choose_grave_threshold(p, truth, levels, ill=[True, False, False]) == 0.9
 
 
 def test_the_severity_loss_of_a_batch_in_parts_is_the_whole_batchs():

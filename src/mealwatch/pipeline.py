@@ -321,12 +321,12 @@ class Pipeline:
     def severity_levels(self, severity: Tensor | np.ndarray | None, texts: Sequence[str],
                         labels: Sequence[Sequence[str]]) -> list[str]:  # fmt: skip
         """Each text's severity level: from the severity head's (N, S) probabilities (``decide_severity`` at the
-        grave threshold chosen on validation, never ``none`` beside the ``illness`` label), or, for a model without
+        grave threshold chosen on validation, agreeing with the ``illness`` label), or, for a model without
         the head, by ``severity.keyword_level``."""
         if severity is None or not self.config.severity_levels:
             return [keyword_level(t, ls) for t, ls in zip(texts, labels)]
         p = severity.detach().float().numpy() if isinstance(severity, Tensor) else np.asarray(severity)
-        ill = ["illness" in ls for ls in labels]
+        ill = ["illness" in ls for ls in labels] if "illness" in self.labels else None
         return decide_severity(p, self.config.severity_levels, self.config.grave_threshold, ill)
 
     def predictions(

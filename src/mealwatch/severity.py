@@ -153,23 +153,34 @@ def decide_severity(
     probabilities: np.ndarray, levels: Sequence[str], grave_threshold: float, ill: Sequence[bool] | None = None
 ) -> list[str]:
     """Each row's level from (N, S) probabilities over ``levels``: the more probable of hospital and death when
-    their sum reaches ``grave_threshold``, else the most probable of the other levels — other than ``none`` for a
-    row whose labels say children fell ill (``ill``: the ``illness`` label decided), so that labels and level agree
-    and a grave complaint the head misses still ranks above every complaint without illness."""
+    their sum reaches ``grave_threshold``, else the most probable of the other levels. Given ``ill`` (per row, the
+    ``illness`` label decided), labels and level agree as the datasheets define them — a level above ``none`` is
+    what illness led to: a row labelled ill is never ``none`` (a grave complaint the head misses still ranks above
+    every complaint without illness), and a row not labelled ill is never grave (a hospital named about a cook, a
+    threat, a figure of speech) — when the head reads it as grave, it takes the most probable level between none
+    and grave, so that a grave complaint whose labels miss the illness stays above those without illness."""
     p = np.asarray(probabilities, dtype=float)  # (N, S)
     grave_mask = np.array([level in GRAVE_LEVELS for level in levels])  # (S,)
-    is_grave = grave_probability(p, levels) >= grave_threshold  # (N,)
+    head_grave = grave_probability(p, levels) >= grave_threshold  # (N,)
+    is_grave = head_grave & np.asarray(ill, dtype=bool) if ill is not None else head_grave  # (N,)
     allowed = grave_mask[None, :] == is_grave[:, None]  # (N, S)
     if ill is not None and "none" in levels:
-        allowed[np.asarray(ill, dtype=bool), levels.index("none")] = False  # (a grave row never allowed none anyway)
+        # labelled ill, or read as grave by the head against the labels: somewhere between none and grave
+        allowed[np.asarray(ill, dtype=bool) | head_grave, list(levels).index("none")] = False
     masked = np.where(allowed, p, -1.0)  # (N, S) the allowed levels' probabilities
     return [levels[i] for i in masked.argmax(axis=1)]
 
 
-def choose_grave_threshold(probabilities: np.ndarray, truth: Sequence[str], levels: Sequence[str]) -> float:
+def choose_grave_threshold(
+    probabilities: np.ndarray, truth: Sequence[str], levels: Sequence[str], ill: Sequence[bool] | None = None
+) -> float:
     """The largest threshold of ``GRAVE_GRID`` at which ``GRAVE_RECALL`` of the validation rows whose true level
-    (``truth``) is grave are marked grave; the smallest of the grid when none is (or 0.5 without grave rows)."""
+    (``truth``) is grave are marked grave; the smallest of the grid when none is (or 0.5 without grave rows).
+    ``ill``: the rows' ``illness`` label as decided — only rows labelled ill can be marked (``decide_severity``), so
+    the recall is counted among them."""
     actual = np.array([t in GRAVE_LEVELS for t in truth])  # (N,)
+    if ill is not None:
+        actual &= np.asarray(ill, dtype=bool)
     if not actual.any():
         return 0.5
     g = grave_probability(probabilities, levels)  # (N,)

@@ -372,11 +372,6 @@ def _train(
         model.load_state_dict(best_state, strict=False)  # the fixed tensors never changed
     model.config.thresholds = best_thresholds
     model.eval()
-    if best_severity is not None:  # the grave mark's threshold, on the validation rows annotated
-        known = validation_set.severities()  # (N,)
-        annotated = known >= 0
-        truth = [SEVERITY_LEVELS[i] for i in known[annotated]]
-        model.config.grave_threshold = choose_grave_threshold(best_severity.numpy()[annotated], truth, SEVERITY_LEVELS)
     if args.language_id:
         pipeline.language_id = fit_language_id(train_set.texts, train_set.languages(), validation_texts,
                                                validation_set.languages())  # fmt: skip
@@ -393,6 +388,18 @@ def _train(
         probs = fusion.probabilities
         if progress:
             tqdm.write(fusion.summary())
+    if best_severity is not None:  # the grave mark's threshold, on the validation rows annotated, as labelled now
+        known = validation_set.severities()  # (N,)
+        annotated = known >= 0
+        truth = [SEVERITY_LEVELS[i] for i in known[annotated]]
+        ill = None
+        if "illness" in pipeline.labels:
+            decided = decided_targets(probs, multi_label=pipeline.multi_label, thresholds=pipeline.thresholds())
+            column = pipeline.labels.index("illness")
+            ill = (decided[:, column] == 1 if decided.ndim == 2 else decided == column)[annotated]
+        model.config.grave_threshold = choose_grave_threshold(
+            best_severity.numpy()[annotated], truth, SEVERITY_LEVELS, ill
+        )
     policy = review_policy_on(pipeline, probs, validation_targets, validation_set.forms())
     # the interval belongs to the test report
     report = evaluate_pipeline(pipeline, validation_set, bootstrap=0, probabilities=probs)
