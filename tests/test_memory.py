@@ -35,3 +35,12 @@ def test_releaser_releases_every_n_steps(monkeypatch):
     assert len(calls) == 2
     with pytest.raises(ValueError, match="at least 1"):
         memory.MemoryReleaser(every=0)
+
+
+def test_kernel_caches_are_bounded_unless_already_set(monkeypatch):
+    for name in memory.KERNEL_CACHE_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LRU_CACHE_CAPACITY", "7")  # someone's own choice stays
+    assert memory.limit_kernel_caches(32) == {"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "32", "LRU_CACHE_CAPACITY": "7"}
+    with pytest.raises(ValueError, match="at least 1"):
+        memory.limit_kernel_caches(0)

@@ -255,6 +255,29 @@ def test_the_best_epoch_is_kept_without_a_copy_of_the_fixed_tensors(tiny_encoder
             pass
 
 
+def test_a_better_epoch_overwrites_the_kept_copy_in_place(tiny_encoder_dir):
+    from mealwatch.learning.training import build_pipeline, learned_state, word_embeddings_fixed
+
+    args = fast_args(tiny_encoder_dir)
+    model = build_pipeline(["a", "b"], True, args).model
+    with word_embeddings_fixed(model, args):
+        kept = learned_state(model)
+        tensors = dict(kept)
+        with torch.no_grad():
+            model.head.weight.add_(1.0)
+        again = learned_state(model, into=kept)
+        assert again is kept and all(again[k] is tensors[k] for k in tensors)  # no new tensor
+        assert torch.equal(kept["head.weight"], model.head.weight) and kept["head.weight"] is not model.head.weight
+        with pytest.raises(ValueError, match="other tensors"):
+            learned_state(model, into={"head.weight": kept["head.weight"]})
+
+
+def test_the_tokenizer_cuts_at_the_models_length_with_one_backend(tiny_encoder_dir):
+    pipeline = build_pipeline(LABELS, True, fast_args(tiny_encoder_dir, max_length=16))
+    pipeline.tokenize(["a worm in the rice " * 10])
+    assert pipeline.tokenizer.max_length == 16 and len(pipeline.tokenizer._by_length) == 1
+
+
 @pytest.mark.parametrize("multi_label", [True, False])
 def test_a_batch_in_parts_gives_the_whole_batchs_gradient(multi_label):
     """Parts' mean losses times ``share_of_batch`` add up to the batch's mean loss, and so do their gradients

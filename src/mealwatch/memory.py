@@ -9,6 +9,11 @@ returns every wholly free page to the system (``release_freed_memory``); the tra
 set glibc's thresholds once at their start (``tune_allocator``), so that a freed tensor's pages go back by
 themselves: the pages a validation pass or a batch of another shape frees are not kept in the heap.
 
+Training also bounds the caches of compiled kernels (``limit_kernel_caches``): oneDNN, which runs PyTorch's bf16 and
+fp32 matrix products on the CPU, compiles kernels for each input shape and keeps them (up to 1,024 in each of two
+caches by default); batches of every length make hundreds of shapes, and the kept kernels, scattered through the heap
+among freed blocks, would keep it from giving those back.
+
 On systems without glibc (macOS, Windows, musl) this is a no-op.
 """
 
@@ -17,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import os
 import sys
 from collections.abc import Callable
 
@@ -101,3 +107,23 @@ def tune_allocator(mmap_threshold: int = MMAP_THRESHOLD) -> bool:
         return bool(libc.mallopt(-3, mmap_threshold)) and bool(arenas)  # -3: M_MMAP_THRESHOLD
     except AttributeError:  # a C library without mallopt (musl)
         return False
+
+
+#: kernels each oneDNN cache keeps: those of the last few batch shapes (one shape's pass compiles about twenty)
+KERNEL_CACHE_CAPACITY = 64
+#: the settings that bound them: oneDNN's primitive cache, and the cache of PyTorch's oneDNN bridge (ideep)
+KERNEL_CACHE_SETTINGS = ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "LRU_CACHE_CAPACITY")
+
+
+def limit_kernel_caches(capacity: int = KERNEL_CACHE_CAPACITY) -> dict[str, str]:
+    """Bound the caches of compiled oneDNN kernels to ``capacity`` entries each (what training does at its start);
+    returns the settings now in force.
+
+    A setting already in the environment is left as it is (whoever set it chose). The libraries read these settings
+    when they make their first kernel, so this holds for a process that has not yet run a matrix product through
+    oneDNN, and changes nothing in one that has. A kernel dropped from the cache is compiled again when its shape
+    comes back: the results are the same, only the compilation is repeated.
+    """
+    if capacity < 1:
+        raise ValueError(f"capacity must be at least 1, not {capacity}")
+    return {name: os.environ.setdefault(name, str(capacity)) for name in KERNEL_CACHE_SETTINGS}

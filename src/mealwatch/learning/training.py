@@ -26,7 +26,13 @@ from ..encoders import encoder_folder
 from ..decisions import decided_targets, tuned_macro_f1
 from .evaluation import evaluate_pipeline
 from ..pipeline import Pipeline
-from ..memory import TRAINING_MMAP_THRESHOLD, MemoryReleaser, tune_allocator
+from ..memory import (
+    TRAINING_MMAP_THRESHOLD,
+    MemoryReleaser,
+    limit_kernel_caches,
+    release_freed_memory,
+    tune_allocator,
+)
 from .ngram_training import FusionChoice, add_ngram_channel, add_translit_view, fit_language_id
 from ..review import (
     ReviewPolicy,
@@ -117,7 +123,9 @@ def build_pipeline(
         encoder = Encoder.from_pretrained(folder)
     else:
         encoder = Encoder(EncoderConfig.from_dict(read_config(folder)))
-    tokenizer = Tokenizer.from_pretrained(folder)
+    # cut at the model's length from the start: a tokenizer asked for another length builds a second backend, a copy
+    # of its whole vocabulary
+    tokenizer = Tokenizer.from_pretrained(folder, max_length=args.max_length)
     training = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(args).items()}
     config = ClassifierConfig(
         labels=list(labels), multi_label=multi_label, pooling=args.pooling, dropout=args.dropout,
@@ -221,12 +229,22 @@ def word_embeddings_fixed(model: Classifier, args: TrainingArguments) -> Iterato
             word.requires_grad_(True)
 
 
-def learned_state(model: nn.Module) -> dict[str, Tensor]:
+def learned_state(model: nn.Module, into: dict[str, Tensor] | None = None) -> dict[str, Tensor]:
     """A copy of the tensors training can change (parameters that learn, and buffers); the fixed ones — a frozen
-    250,000-row word table — are left out, so keeping the best epoch costs no second copy of them."""
+    250,000-row word table — are left out, so keeping the best epoch costs no second copy of them.
+
+    ``into``: a copy made earlier by this function for the same model, overwritten in place and returned (keeping a
+    better epoch then allocates nothing)."""
     learning = {name for name, p in model.named_parameters() if p.requires_grad}
     buffers = {name for name, _ in model.named_buffers()}
-    return {k: v.detach().clone() for k, v in model.state_dict().items() if k in learning or k in buffers}
+    state = {k: v.detach() for k, v in model.state_dict().items() if k in learning or k in buffers}
+    if into is None:
+        return {k: v.clone() for k, v in state.items()}
+    if into.keys() != state.keys():
+        raise ValueError("the kept copy holds other tensors than the model's learning ones")
+    for name, tensor in state.items():
+        into[name].copy_(tensor)
+    return into
 
 
 @contextmanager
@@ -280,6 +298,7 @@ def train(
     args = args or TrainingArguments()
     _check_compatible(train_set, validation_set)
     tune_allocator(TRAINING_MMAP_THRESHOLD)  # large freed blocks go back to the system at once
+    limit_kernel_caches()  # before the first step compiles a kernel: not one kept for every batch shape
     threads = torch.get_num_threads()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -351,6 +370,7 @@ def _train(
                 releaser.step()
                 total, seen = total + batch_loss * len(idx), seen + len(idx)
                 bar.set_postfix(loss=f"{total / seen:.4f}", best_val_f1=f"{max(best_f1, 0.0):.3f}")
+            optimizer.zero_grad(set_to_none=True)  # not kept through the validation pass (the next step starts anew)
             run = pipeline.run(validation_texts)
             probs = run.probabilities.numpy()  # (N, L)
             tuned = tuned_macro_f1(probs, validation_targets, multi_label=pipeline.multi_label)
@@ -361,7 +381,7 @@ def _train(
             if improved:
                 best_f1, best_epoch, best_thresholds, best_probs = f1, epoch, thresholds, probs
                 best_severity = run.severity
-                best_state = learned_state(model)
+                best_state = learned_state(model, into=best_state)
             if progress:
                 tqdm.write(f"epoch {epoch}/{args.epochs}: train loss {total / seen:.4f}, validation macro-F1 {f1:.4f}"
                            + (" (best so far)" if improved else ""))  # fmt: skip
@@ -370,6 +390,8 @@ def _train(
                     tqdm.write(f"stopping early: no better validation macro-F1 for {args.patience} epochs")
                 break
         model.load_state_dict(best_state, strict=False)  # the fixed tensors never changed
+        del optimizer, scheduler, best_state  # the optimizer's moments and the kept copy: not needed from here on
+        release_freed_memory(collect=True)
     model.config.thresholds = best_thresholds
     model.eval()
     if args.language_id:
