@@ -15,8 +15,8 @@ validation macro-F1 and loss of each epoch, which must not move when only memory
     python benchmarks/training_memory.py [--rows N] [--validation-rows N] [--test-rows N] [--epochs 1]
                                          [--threads 2] [--seed 0] [--encoder e5|minilm|DIR] [--trace FILE.csv]
 
-``--seed`` also seeds numpy's global generator, from which the n-gram channel's liblinear fits draw (their
-``random_state`` is not set): without it the fusion weights, and the held-out scores, may differ from run to run.
+``--seed`` also seeds numpy's global generator, which scikit-learn's liblinear fits (the n-gram channel's, with no
+``random_state``) draw their seed from, so that two runs compare fusion weights and held-out scores alike.
 Wall times mean little on a machine shared with other work; CPU seconds and page faults less so.
 ``--trace`` writes every sample (seconds, stage, resident MB) to a CSV file. Linux only (/proc/self/status).
 """
