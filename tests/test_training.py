@@ -275,7 +275,7 @@ def test_a_better_epoch_overwrites_the_kept_copy_in_place(tiny_encoder_dir):
 def test_the_tokenizer_cuts_at_the_models_length_with_one_backend(tiny_encoder_dir):
     pipeline = build_pipeline(LABELS, True, fast_args(tiny_encoder_dir, max_length=16))
     pipeline.tokenize(["a worm in the rice " * 10])
-    assert pipeline.tokenizer.max_length == 16 and len(pipeline.tokenizer._by_length) == 1
+    assert pipeline.tokenizer.max_length == 16 and pipeline.tokenizer.built_lengths == (16,)
 
 
 @pytest.mark.parametrize("multi_label", [True, False])

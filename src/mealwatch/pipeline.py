@@ -487,7 +487,8 @@ class Pipeline:
             raise ValueError(f"the onnxruntime backend runs --precision fp32 or int8, not {precision}")
         folder = Path(directory)
         model = OnnxClassifier(folder, read_config(folder), precision)
-        pipeline = cls(model, Tokenizer.from_pretrained(folder), folder, mode=f"onnxruntime-{precision}",  # type: ignore[arg-type]
+        tokenizer = Tokenizer.from_pretrained(folder, max_length=model.config.max_length)  # one backend, at the model's cut
+        pipeline = cls(model, tokenizer, folder, mode=f"onnxruntime-{precision}",  # type: ignore[arg-type]
                        ngram=ngram_channel_of(folder, model.config),
                        language_id=LanguageIdentifier.load(folder))  # fmt: skip
         pipeline._prepared = True
@@ -541,7 +542,8 @@ class Pipeline:
         check_digest(folder, WEIGHTS_FILE)  # a file damaged or altered inside its tensors is refused, never served
         model.load_state_dict(tensors, strict=True)
         translit = NativeScriptView.load(folder) if config.translit_weight > 0 else None
-        return cls(model.eval(), Tokenizer.from_pretrained(folder), folder, ngram=ngram_channel_of(folder, config),
+        tokenizer = Tokenizer.from_pretrained(folder, max_length=config.max_length)  # one backend, at the model's cut
+        return cls(model.eval(), tokenizer, folder, ngram=ngram_channel_of(folder, config),
                    translit=translit, language_id=LanguageIdentifier.load(folder))  # fmt: skip
 
 

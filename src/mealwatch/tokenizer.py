@@ -125,6 +125,11 @@ class Tokenizer:
     def vocab_size(self) -> int:
         return self.backend.get_vocab_size()
 
+    @property
+    def built_lengths(self) -> tuple[int, ...]:
+        """The cut lengths a backend is held for (each one a copy of the whole vocabulary)."""
+        return tuple(sorted(self._by_length))
+
     @classmethod
     def from_pretrained(cls, path: str | Path | None = None, max_length: int = 512) -> "Tokenizer":
         """Load from a checkpoint folder; ``None`` means the bundled all-MiniLM-L6-v2."""
