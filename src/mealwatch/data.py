@@ -39,6 +39,8 @@ __all__ = [
 SPLIT_NAMES = ("train", "validation", "test")
 #: optional column (or JSONL key) naming a row's script, one of ``text.SCRIPTS``
 SCRIPT_COLUMN = "script"
+#: the ``script`` values that name a row's language too (``text.SCRIPTS``: English, romanised Hindi in Latin letters)
+SCRIPT_LANGUAGES = {"latn-en": "en", "latn-hi": "hi"}
 LANGUAGE_COLUMN = "language"
 #: optional columns: the worst that happened to a child (``severity.SEVERITY_LEVELS``) and the children affected
 #: (a whole number, ``all``, or empty): annotations the severity head learns from and is scored on
@@ -114,8 +116,9 @@ class Dataset:
         return [e.script or detect_script(e.text) for e in self.examples]
 
     def languages(self) -> list[str]:
-        """Each example's language: the file's ``language`` column where given, else ``languages.detect_language``."""
-        return [e.language or detect_language(e.text) for e in self.examples]
+        """Each example's language: the file's ``language`` column where given, else the one its ``script`` column
+        names (``SCRIPT_LANGUAGES``: ``latn-hi`` is Hindi), else ``languages.detect_language``."""
+        return [e.language or SCRIPT_LANGUAGES.get(e.script or "") or detect_language(e.text) for e in self.examples]
 
     def forms(self) -> list[str]:
         """Each example's language form: its language, with ``-latn`` when typed in Latin letters (``ta-latn``)."""
