@@ -7,7 +7,7 @@ languages (``learning.ngram_training.fit_language_id``), saved beside the classi
 ``language_id.safetensors`` (the n-gram channel's format, ``ngram_channel.NgramChannel``, single-label: one
 class per language):
 
-    x = [ l2(tf · idf)_word ; l2(tf · idf)_char ]       (F,)
+    x = [ l2(tf · idf)_word ; l2(tf · idf)_char ; l2(tf · idf)_markers ]       (F,)
     p(language | x) = softmax(W x + b)                   (K,)
 
 ``refine`` replaces the script rule's answer for a text in Latin letters (``en`` or ``hi``) by the classifier's;
@@ -27,8 +27,13 @@ from .ngram_channel import BlockSpec, NgramChannel
 
 #: the file names' stem in a model folder
 FILE_STEM = "language_id"
-#: what the identifier reads: word unigrams and character 1-4-grams inside words, on the text as written
-FEATURES = (BlockSpec("word", (1, 1), r"(?u)\b\w\w+\b"), BlockSpec("char_wb", (1, 4), None))
+#: what the identifier reads: word unigrams and character 1-4-grams inside words, on the text as written, and the
+#: words that mark Roman Urdu or romanised Hindi, each language's pooled into one feature (``language_markers``)
+FEATURES = (
+    BlockSpec("word", (1, 1), r"(?u)\b\w\w+\b"),
+    BlockSpec("char_wb", (1, 4), None),
+    BlockSpec("word", (1, 1), r"(?u)\b\w\w+\b", "markers"),
+)
 #: a text is "in Latin letters" when at least this share of its letters are Latin
 LATIN_SHARE = 0.8
 #: the script rule's answers for Latin-letter text, the only ones ``refine`` replaces

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .language_markers import marker_view
 from .romanise import fold_spelling, romanise_every_script, romanise_text
 from .transformer import CheckpointError
 
@@ -47,12 +48,14 @@ FILE_STEM = "ngram_channel"
 SETTINGS_FILE, TENSORS_FILE = f"{FILE_STEM}.json", f"{FILE_STEM}.safetensors"
 #: 1: blocks read the text as written; 2: each block names its view (a file without one reads the text as written)
 FORMAT_VERSION = 2
-#: what a block reads: the text as written, its romanised form, or that with spelling variants folded
+#: what a block reads: the text as written, its romanised form, that with spelling variants folded, or the words
+#: that mark Roman Urdu or romanised Hindi (``language_markers``: one token per marker word)
 VIEWS: dict[str, Callable[[str], str]] = {
     "text": lambda text: text,
     "romanised": romanise_text,
     "folded": lambda text: fold_spelling(romanise_text(text)),
     "every-script-folded": lambda text: fold_spelling(romanise_every_script(text)),
+    "markers": marker_view,
 }
 #: a word: two or more word characters, Devanagari vowel signs, viramas and nuktas included (scikit-learn's
 #: default ``\w\w+`` cuts "कीड़े" at every vowel sign: combining marks are not ``\w`` to Python's ``re``);

@@ -46,7 +46,7 @@ def fit_ngram_channel(
     features: Sequence[BlockSpec] = FEATURES,
 ) -> NgramChannel:
     """The channel fitted on ``train`` (vocabularies, idf, logistic regression with C chosen on ``validation``);
-    ``features``: the blocks to fit."""
+    ``features``: the blocks to fit (a block finding no n-gram in any training text is left out)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     blocks, viewed = [], {}
@@ -55,7 +55,10 @@ def fit_ngram_channel(
         block = FeatureBlock(spec.analyzer, spec.ngram_range, spec.token_pattern, [], np.zeros(0), spec.view)
         if spec.view not in viewed:
             viewed[spec.view] = view_of(train.texts, spec.view)
-        vectorizer = TfidfVectorizer(**block.vectorizer_options(), sublinear_tf=True).fit(viewed[spec.view])
+        vectorizer = TfidfVectorizer(**block.vectorizer_options(), sublinear_tf=True)
+        if not any(vectorizer.build_analyzer()(text) for text in viewed[spec.view]):
+            continue  # no n-gram in any training text (a view of words none of them holds): the block adds nothing
+        vectorizer.fit(viewed[spec.view])
         block.vocabulary = [""] * len(vectorizer.vocabulary_)
         for term, column in vectorizer.vocabulary_.items():
             block.vocabulary[column] = term
@@ -232,17 +235,23 @@ def add_translit_view(
 
 
 def fit_language_id(
-    texts: Sequence[str], languages: Sequence[str], validation_texts: Sequence[str], validation_languages: Sequence[str]
+    texts: Sequence[str],
+    languages: Sequence[str],
+    validation_texts: Sequence[str],
+    validation_languages: Sequence[str],
+    *,
+    features: Sequence[BlockSpec] = LANGUAGE_FEATURES,
 ) -> LanguageIdentifier | None:
     """The identifier fitted on the Latin-letter ``texts`` and their ``languages`` (C chosen on the validation
-    texts' accuracy); None when the Latin-letter training texts are of fewer than two languages."""
+    texts' macro-F1); None when the Latin-letter training texts are of fewer than two languages. ``features``: the
+    blocks it reads (``language_id.FEATURES``)."""
     pick = [(t, lang) for t, lang in zip(texts, languages) if in_latin_letters(t)]
     codes = sorted({lang for _, lang in pick})
     held = [(t, lang) for t, lang in zip(validation_texts, validation_languages)
             if in_latin_letters(t) and lang in codes]  # fmt: skip
     if len(codes) < 2 or not held:
         return None
-    channel = fit_ngram_channel(_Texts(pick, codes), _Texts(held, codes), features=LANGUAGE_FEATURES)
+    channel = fit_ngram_channel(_Texts(pick, codes), _Texts(held, codes), features=features)
     return LanguageIdentifier(channel)
 
 
