@@ -487,7 +487,7 @@ class Pipeline:
             raise ValueError(f"the onnxruntime backend runs --precision fp32 or int8, not {precision}")
         folder = Path(directory)
         model = OnnxClassifier(folder, read_config(folder), precision)
-        tokenizer = Tokenizer.from_pretrained(folder, max_length=model.config.max_length)  # one backend, at the model's cut
+        tokenizer = Tokenizer.from_pretrained(folder, max_length=model.config.max_length)
         pipeline = cls(model, tokenizer, folder, mode=f"onnxruntime-{precision}",  # type: ignore[arg-type]
                        ngram=ngram_channel_of(folder, model.config),
                        language_id=LanguageIdentifier.load(folder))  # fmt: skip
